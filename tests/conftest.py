@@ -1,0 +1,41 @@
+"""Test configuration: the ``gpu`` marker and the probe that decides it.
+
+Tests marked ``gpu`` need a CUDA device. The probe runs once: it loads the
+driver, initializes it and counts devices. Where that fails, every ``gpu``
+test is skipped with the probe's reason, so a CPU-only CI run says why.
+"""
+import pytest
+
+_probe = None
+
+
+def gpu_skip_reason():
+    """Return None when a CUDA device is usable, else the reason it is not."""
+    global _probe
+    if _probe is None:
+        try:
+            import gpuarr.driver as drv
+            drv.init()
+            n = drv.Device.count()
+            _probe = ("",) if n > 0 else ("the CUDA driver reports no device",)
+        except Exception as exc:  # any failure means: no usable GPU here
+            _probe = ("no usable CUDA device: %s: %s" % (type(exc).__name__, exc),)
+    return _probe[0] or None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = None
+    for item in items:
+        if item.get_closest_marker("gpu") is None:
+            continue
+        if reason is None:
+            reason = gpu_skip_reason() or ""
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def context():
+    """The primary context of device 0 (or ``CUDA_DEVICE``), made current."""
+    import gpuarr.autoinit
+    return gpuarr.autoinit.context
