@@ -398,3 +398,26 @@ POINTER_ATTRIBUTE = {
     'MEMORY_BLOCK_ID': 20,
     'IS_HW_DECOMPRESS_CAPABLE': 21,
 }
+
+
+def _make_enums():
+    import enum
+    made = {}
+    for table, name in ((DEVICE_ATTRIBUTE, "device_attribute"),
+                        (FUNCTION_ATTRIBUTE, "function_attribute"),
+                        (LIMIT, "limit"), (FUNC_CACHE, "func_cache"),
+                        (CTX_FLAGS, "ctx_flags"), (STREAM_FLAGS, "stream_flags"),
+                        (EVENT_FLAGS, "event_flags"), (JIT_OPTION, "jit_option"),
+                        (POINTER_ATTRIBUTE, "pointer_attribute")):
+        made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
+    made["host_alloc_flags"] = enum.IntEnum(
+        "host_alloc_flags", {"PORTABLE": 1, "DEVICEMAP": 2, "WRITECOMBINED": 4},
+        module="gpuarr.driver")
+    made["mem_host_register_flags"] = enum.IntEnum(
+        "mem_host_register_flags",
+        {"PORTABLE": 1, "DEVICEMAP": 2, "IOMEMORY": 4, "READ_ONLY": 8},
+        module="gpuarr.driver")
+    return made
+
+
+globals().update(_make_enums())

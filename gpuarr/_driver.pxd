@@ -1,0 +1,60 @@
+# Handle-owning classes of gpuarr's driver layer, for cimport by other
+# Cython modules. Every object that owns a handle keeps its Context alive.
+from gpuarr._cuda cimport (CUresult, CUdevice, CUdeviceptr, CUcontext,
+                           CUmodule, CUfunction, CUstream, CUevent)
+
+cdef int check(CUresult result, const char* call) except -1
+
+
+cdef class Device:
+    cdef readonly CUdevice handle
+
+
+cdef class Context:
+    cdef CUcontext ctx
+    cdef readonly Device device
+    cdef bint primary
+    cdef bint owned
+    cdef bint valid
+    cdef object __weakref__
+
+
+cdef class DeviceAllocation:
+    cdef readonly CUdeviceptr ptr
+    cdef readonly size_t size
+    cdef readonly Context context
+    cdef object stream       # Stream for cuMemFreeAsync, or None
+    cdef bint is_async
+    cdef bint freed
+
+
+cdef class Stream:
+    cdef CUstream stream
+    cdef readonly Context context
+
+
+cdef class Event:
+    cdef CUevent event
+    cdef readonly Context context
+
+
+cdef class Module:
+    cdef CUmodule module
+    cdef readonly Context context
+    cdef object __weakref__
+
+
+cdef class Function:
+    cdef CUfunction func
+    cdef readonly Module module
+    cdef readonly str function_name
+    cdef int nparams               # -1: the driver cannot say
+    cdef size_t* param_offsets
+    cdef size_t* param_sizes
+    cdef size_t param_bytes
+    cdef int nprepared             # -1: not prepared
+    cdef char* prepared_kinds
+    cdef size_t* prepared_sizes
+    cdef str _argname(self, int k)
+    cdef int _launch_prepared(self, object grid, object block, CUstream s,
+                              tuple args, unsigned int shared) except -1
