@@ -43,8 +43,7 @@ class Error(Exception):
 
 
 def _rebuild(cls, message, state):
-    obj = cls.__new__(cls)
-    Exception.__init__(obj, message)
+    obj = cls(message)
     obj.__dict__.update(state)
     return obj
 
