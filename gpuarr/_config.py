@@ -1,0 +1,136 @@
+"""gpuarr's ``GPUARR_*`` settings, read once from the environment.
+
+Pure Python (layer 0). Other modules read ``_config.settings.<name>`` at the
+moment they need a value (never ``from ._config import settings``), so that
+:func:`reload` (used by tests after changing the environment) takes effect.
+
+Settings
+--------
+``GPUARR_CACHE_DIR``
+    Root of gpuarr's on-disk caches. Default: ``$XDG_CACHE_HOME/gpuarr`` when
+    ``XDG_CACHE_HOME`` is set to an absolute path, else ``~/.cache/gpuarr``.
+    Compiled kernels go in its ``kernels`` subdirectory.
+``GPUARR_CACHE``
+    ``0``, ``false``, ``no`` or ``off`` switch the on-disk kernel cache off.
+    Anything else (or unset) leaves it on. The in-memory cache of loaded
+    modules is per process and always on.
+``GPUARR_COMPILER``
+    ``nvrtc`` or ``nvcc`` forces that compiler; ``auto`` or unset picks NVRTC
+    when it can be found, else nvcc. Another value makes compiling raise
+    :class:`ValueError`.
+``GPUARR_NVRTC``
+    Full path of the NVRTC shared library to use (``libnvrtc.so.13``...).
+    When set, no other NVRTC is looked for.
+"""
+
+import os
+
+__all__ = ["Settings", "settings", "read", "reload"]
+
+_FALSE = frozenset(["0", "false", "no", "off", "disable", "disabled"])
+_COMPILERS = frozenset(["nvrtc", "nvcc"])
+
+
+class Settings:
+    """A snapshot of the ``GPUARR_*`` environment variables.
+
+    Attributes
+    ----------
+    cache_dir : str
+        Absolute root directory of the on-disk caches.
+    cache_enabled : bool
+        False when ``GPUARR_CACHE`` switches the on-disk cache off.
+    compiler : str or None
+        ``"nvrtc"``, ``"nvcc"``, None for automatic choice, or the invalid
+        string the user gave (rejected when a compile is attempted, so that a
+        typo cannot break ``import gpuarr``).
+    nvrtc_path : str or None
+        The NVRTC library path from ``GPUARR_NVRTC``, or None.
+    """
+
+    __slots__ = ("cache_dir", "cache_enabled", "compiler", "nvrtc_path")
+
+    def __init__(self, cache_dir, cache_enabled, compiler, nvrtc_path):
+        self.cache_dir = cache_dir
+        self.cache_enabled = cache_enabled
+        self.compiler = compiler
+        self.nvrtc_path = nvrtc_path
+
+    def __repr__(self):
+        return "Settings(%s)" % ", ".join(
+            "%s=%r" % (k, getattr(self, k)) for k in self.__slots__)
+
+
+def _default_cache_dir(environ):
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "gpuarr")
+    return os.path.join(os.path.expanduser("~"), ".cache", "gpuarr")
+
+
+def read(environ=None):
+    """Parse the settings from a mapping of environment variables.
+
+    Parameters
+    ----------
+    environ : mapping of str to str, optional
+        Defaults to :data:`os.environ`.
+
+    Returns
+    -------
+    Settings
+        Never raises: an invalid ``GPUARR_COMPILER`` is kept as given and
+        reported when a compile is attempted.
+    """
+    if environ is None:
+        environ = os.environ
+    cache_dir = environ.get("GPUARR_CACHE_DIR", "")
+    if cache_dir:
+        cache_dir = os.path.abspath(os.path.expanduser(cache_dir))
+    else:
+        cache_dir = _default_cache_dir(environ)
+    cache_enabled = environ.get("GPUARR_CACHE", "").strip().lower() not in _FALSE
+    compiler = environ.get("GPUARR_COMPILER", "").strip().lower()
+    if compiler in ("", "auto", "default"):
+        compiler = None
+    nvrtc_path = environ.get("GPUARR_NVRTC", "") or None
+    if nvrtc_path is not None:
+        nvrtc_path = os.path.expanduser(nvrtc_path)
+    return Settings(cache_dir, cache_enabled, compiler, nvrtc_path)
+
+
+def reload():
+    """Re-read the environment into :data:`settings` and return it."""
+    global settings
+    settings = read()
+    return settings
+
+
+def check_compiler(name):
+    """Validate a compiler choice.
+
+    Parameters
+    ----------
+    name : str or None
+        ``"nvrtc"``, ``"nvcc"`` or None (automatic).
+
+    Returns
+    -------
+    str or None
+        ``name`` lowercased.
+
+    Raises
+    ------
+    ValueError
+        For any other value.
+    """
+    if name is None:
+        return None
+    if isinstance(name, str) and name.lower() in _COMPILERS:
+        return name.lower()
+    raise ValueError("unknown compiler %r: use 'nvrtc', 'nvcc' or None (auto); "
+                     "check GPUARR_COMPILER or the backend argument" % (name,))
+
+
+#: The settings read when gpuarr was imported (see :func:`reload`).
+settings = read()
