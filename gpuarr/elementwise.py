@@ -1,0 +1,1023 @@
+"""Elementwise kernels: numpy's ufuncs on device arrays, and user kernels.
+
+Layer 4: takes anything array-like (an object with ``.ptr``, ``.dtype``,
+``.shape`` and ``.strides`` in bytes) and never imports
+:mod:`gpuarr.gpuarray`.
+
+Two public entry points for the array layer:
+
+* :func:`resolve` - numpy 2's type resolution for an operation;
+* :func:`run_elementwise` - run a built-in operation over operands of one
+  shape with any strides.
+
+and PyCUDA's :class:`ElementwiseKernel` for user code.
+
+Kernel paths (chosen per call from the layout after merging dimensions,
+see ``docs/kernels.md``):
+
+``rows``
+    Work split in chunks of ``block * unroll * vec`` elements of the
+    innermost merged axis; outer axes unravelled once per chunk.  With one
+    merged axis and contiguous operands this is the contiguous fast path
+    (16-byte vector accesses, ``unroll`` independent ones per thread); a
+    broadcast input along the inner axis is loaded once per chunk.
+``nd``
+    Any layout: the linear index unravelled per element.
+``transpose``
+    Two merged axes where an input is contiguous along the output's outer
+    axis: tiles staged through padded shared memory so both the loads and
+    the stores are coalesced.
+"""
+
+import keyword
+import math
+import re
+
+import numpy as np
+
+from . import _dtypes
+from .kernels import render, convert, load_expr, store_expr
+from .kernels.ops import get_op, op_expression, COMPARISONS, OPS, ALIASES
+
+__all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
+           "ScalarArg", "get_elwise_kernel", "clear_cache"]
+
+_PY_SCALARS = (bool, int, float, complex)
+_BLOCK = 256
+
+# ---------------------------------------------------------------------------
+# type resolution
+
+_RESOLVE_CACHE = {}
+
+
+def _tokens(operands):
+    return tuple(_dtypes.scalar_token(x) for x in operands)
+
+
+def _resolve_tokens(op, tokens):
+    """(loop_in, out) for an Op and promotion tokens (cached)."""
+    key = (op.name, tokens)
+    try:
+        return _RESOLVE_CACHE[key]
+    except KeyError:
+        pass
+    if len(tokens) != op.nin:
+        raise TypeError("%s takes %d operand(s) (%d given)"
+                        % (op.name, op.nin, len(tokens)))
+    res = op.resolver
+    if res == "ufunc":
+        loop_in, outs = _dtypes.resolve_ufunc(op.ufunc, tokens)
+    elif res == "copy":
+        dt = _dtypes.result_type(tokens[0])
+        loop_in, outs = (dt,), (dt,)
+    elif res in ("where", "if_positive"):
+        dt = _dtypes.result_type(tokens[1], tokens[2])
+        first = (np.dtype(bool) if res == "where"
+                 else _dtypes.result_type(tokens[0]))
+        if first.kind == "c":
+            raise TypeError("if_positive needs a real criterion, not %s"
+                            % first)
+        loop_in, outs = (first, dt, dt), (dt,)
+    elif res == "angle":
+        t = tokens[0]
+        if isinstance(t, np.dtype) and t.kind == "c" or t is complex:
+            dt = _dtypes.result_type(t)
+            real = np.dtype("f4") if dt.itemsize == 8 else np.dtype("f8")
+            loop_in, outs = (dt,), (real,)
+        else:
+            lp, o = _dtypes.resolve_ufunc(np.arctan2, (int, t))
+            loop_in, outs = (lp[1],), o
+    else:  # pragma: no cover - table error
+        raise AssertionError(res)
+    for dt in loop_in + outs:
+        _dtypes.check_supported(dt)
+    # what numpy accepts but gpuarr has no kernel for: TypeError now
+    k = loop_in[1].kind if res in ("where", "if_positive") else loop_in[0].kind
+    mixed_cmp = (op.name in COMPARISONS and len(loop_in) == 2
+                 and loop_in[0] != loop_in[1])
+    if k not in op.exprs and not mixed_cmp:
+        raise TypeError("gpuarr has no GPU implementation of %r for dtype %s"
+                        % (op.name, loop_in[0]))
+    value = (tuple(loop_in), tuple(outs))
+    _RESOLVE_CACHE[key] = value
+    return value
+
+
+def _check_values(op, operands, loop_in):
+    """Value-dependent errors numpy raises: OverflowError, negative powers."""
+    for x, dt in zip(operands, loop_in):
+        if type(x) is int and not (op.name in COMPARISONS and dt.kind in "iu"):
+            _dtypes.check_scalar(x, dt)
+    if op.name == "power" and loop_in[0].kind in "iu":
+        e = operands[1]
+        if (type(e) is int or isinstance(e, np.integer)) and e < 0:
+            raise ValueError("Integers to negative integer powers are not "
+                             "allowed.")
+
+
+def resolve(op, *operands):
+    """numpy's type resolution for the built-in operation ``op``.
+
+    Parameters
+    ----------
+    op : str
+        A numpy ufunc name (``"add"``, ``"sin"``, ...), an alias
+        (``"divide"``, ``"abs"``, ...) or one of ``"copy"``, ``"where"``,
+        ``"clip"``, ``"if_positive"``, ``"angle"``.
+    *operands
+        numpy dtypes, array-likes (their ``.dtype`` is used), numpy scalars
+        (strong) or Python ``bool``/``int``/``float``/``complex`` (weak,
+        NEP 50).
+
+    Returns
+    -------
+    loop_in_dtypes : tuple of numpy.dtype
+        The dtype each input is converted to before the operation.
+    out_dtypes : tuple of numpy.dtype
+        The dtypes of the results.
+
+    Raises
+    ------
+    TypeError
+        When numpy has no loop for the operands (``bool - bool``), or gpuarr
+        has no kernel for the loop (``sin`` of a complex).
+    OverflowError
+        When a Python integer does not fit the dtype it is converted to
+        (``uint8 + 300``).  Comparisons do not raise: numpy 2 compares
+        out-of-range Python integers exactly, and so does
+        :func:`run_elementwise`.
+    ValueError
+        For an integer ``power`` with a negative scalar exponent, like
+        numpy.
+    """
+    op = get_op(op)
+    loop_in, outs = _resolve_tokens(op, _tokens(operands))
+    _check_values(op, operands, loop_in)
+    return loop_in, outs
+
+
+# ---------------------------------------------------------------------------
+# kernel specialisation and cache
+
+_CTX_STATE = {}     # context -> (plans dict, kernels dict, sm count)
+_MAX_PLANS = 2048
+
+
+def clear_cache():
+    """Forget every launch plan and kernel (they are rebuilt on demand)."""
+    _CTX_STATE.clear()
+
+
+def _drv():
+    from . import driver
+    return driver
+
+
+def _ctx_state():
+    drv = _drv()
+    ctx = drv.Context.get_current()
+    st = _CTX_STATE.get(ctx)
+    if st is None:
+        if ctx is None:
+            raise _errors_invalid_context()
+        sm = ctx.get_device().get_attribute(
+            drv.device_attribute.MULTIPROCESSOR_COUNT)
+        st = ({}, {}, int(sm))
+        _CTX_STATE[ctx] = st
+    return st
+
+
+def _errors_invalid_context():
+    from ._errors import InvalidContextError
+    return InvalidContextError(
+        "no CUDA context is current: import gpuarr.autoinit first",
+        code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+
+
+def _compile(kernels, kkey, source, name, arg_chars, options=None):
+    fn = kernels.get(kkey)
+    if fn is None:
+        from .compiler import SourceModule
+        mod = SourceModule(source, options=options, no_extern_c=True)
+        fn = mod.get_function(name)
+        fn.prepare(arg_chars)
+        kernels[kkey] = (fn, mod)
+        return fn
+    return fn[0]
+
+
+def _scalar_param(dt):
+    """(C type, prepare char) of a scalar kernel parameter of loop dtype."""
+    if dt.kind == "f" and dt.itemsize == 2:
+        return "float", "f"
+    return _dtypes.reg_ctype(dt), dt.char
+
+
+def _scalar_value(x, dt):
+    """Convert a scalar operand to the numpy scalar passed to the kernel."""
+    v = _dtypes.convert_scalar(x, dt)
+    if dt.kind == "f" and dt.itemsize == 2:
+        return np.float32(v)
+    return v
+
+
+def _apply_function(op, in_dts, scalar, loop_in, op_out, out_dts):
+    """Arguments and body of the per-element function ``ga_apply``."""
+    args = []
+    body = []
+    for k, dt in enumerate(out_dts):
+        args.append(("%s &" % _dtypes.ctype(dt), "o%d" % k))
+    xs = []
+    for k, (dt, sc, ldt) in enumerate(zip(in_dts, scalar, loop_in)):
+        if sc:
+            args.append((_dtypes.reg_ctype(ldt), "a%d" % k))
+            src = convert("a%d" % k, ldt, ldt)
+        else:
+            args.append((_dtypes.ctype(dt), "a%d" % k))
+            src = convert(load_expr("a%d" % k, dt), dt, ldt)
+        body.append("const %s x%d = %s;" % (_dtypes.reg_ctype(ldt), k, src))
+        xs.append("x%d" % k)
+    expr = op_expression(op, loop_in, xs)
+    rdt = op_out[0]
+    if rdt.kind == "f" and rdt.itemsize == 2:
+        expr = "ga_hround((float)(%s))" % expr
+    body.append("const %s r = %s;" % (_dtypes.reg_ctype(rdt), expr))
+    for k, dt in enumerate(out_dts):
+        body.append("o%d = %s;" % (k, store_expr(convert("r", rdt, dt), dt)))
+    return args, body
+
+
+class _Plan:
+    __slots__ = ("fn", "grid", "block", "tail", "scalars", "nin_args")
+
+    def __init__(self, fn, grid, block, tail, scalars):
+        self.fn = fn
+        self.grid = grid
+        self.block = block
+        self.tail = tail
+        self.scalars = scalars
+
+
+def _choose_vec(arrays, inner_kinds, outer_strides, max_isz, cap=16):
+    """Largest vector width every contiguous operand is aligned for."""
+    v = max(1, min(cap, 16 // max_isz))
+    while v > 1:
+        ok = True
+        for (ptr, isz), kind, ost in zip(arrays, inner_kinds, outer_strides):
+            if kind != "c":
+                continue
+            if ptr % (v * isz) or any(s % v for s in ost):
+                ok = False
+                break
+        if ok:
+            return v
+        v //= 2
+    return 1
+
+
+def _make_plan(state, op, loop_in, op_out, outputs, inputs, scalar, shape):
+    kernels, nsm = state[1], state[2]
+    spec = plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm)
+    entry = kernels.get(spec.kkey)
+    if entry is None:
+        fn = _compile(kernels, spec.kkey, spec.source(), spec.name, spec.chars)
+    else:
+        fn = entry[0]
+    return _Plan(fn, spec.grid, spec.block, spec.tail, spec.scalars)
+
+
+class KernelSpec:
+    """Everything about one launch except the device: the kernel's cache
+    key, how to render it, its argument format, grid and trailing
+    arguments.  Built by :func:`plan_spec` (no GPU needed)."""
+
+    __slots__ = ("kkey", "name", "render_kw", "chars", "grid", "block",
+                 "tail", "scalars", "path")
+
+    def source(self):
+        """Render the kernel's CUDA source."""
+        return render("elementwise.cu.mako", **self.render_kw)
+
+
+def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
+    """Choose the kernel path and parameters for one elementwise launch.
+
+    Parameters are those of :func:`run_elementwise` after resolution;
+    ``nsm`` is the device's multiprocessor count.  Returns a
+    :class:`KernelSpec`; pure Python, used by the tests to render and
+    compile every path without a GPU.
+    """
+    op = get_op(op)
+    nout = len(outputs)
+    arrays = [a for a in outputs] + [x for x, s in zip(inputs, scalar) if not s]
+    # operand descriptors: outputs first, then inputs, in argument order
+    ops_desc = []
+    params = []
+    chars = []
+    for k, o in enumerate(outputs):
+        ops_desc.append({"name": "out%d" % k, "mtype": _dtypes.ctype(o.dtype),
+                         "out": True, "scalar": False, "idx": k})
+        params.append(("%s *__restrict__" % _dtypes.ctype(o.dtype), "out%d" % k))
+        chars.append("P")
+    scalars = []
+    for k, (x, s) in enumerate(zip(inputs, scalar)):
+        idx = nout + k
+        if s:
+            ct, ch = _scalar_param(loop_in[k])
+            ops_desc.append({"name": "in%d" % k, "mtype": ct, "out": False,
+                             "scalar": True, "idx": idx, "kind": "-"})
+            params.append((ct, "in%d" % k))
+            chars.append(ch)
+            scalars.append((k, loop_in[k]))
+        else:
+            ct = _dtypes.ctype(x.dtype)
+            ops_desc.append({"name": "in%d" % k, "mtype": ct, "out": False,
+                             "scalar": False, "idx": idx})
+            params.append(("const %s *__restrict__" % ct, "in%d" % k))
+            chars.append("P")
+    adesc = [d for d in ops_desc if not d["scalar"]]
+    # element strides, merged
+    estrides = []
+    for a in arrays:
+        isz = a.dtype.itemsize
+        st = tuple(a.strides)
+        if any(s % isz for s in st):
+            raise ValueError("strides %s are not a multiple of the item size "
+                             "%d" % (st, isz))
+        estrides.append(tuple(s // isz for s in st))
+    mshape, mstrides = _dtypes.merge_dims(tuple(shape), estrides)
+    if not mshape:
+        mshape = (1,)
+        mstrides = tuple((0,) for _ in arrays)
+    ndim = len(mshape)
+    max_isz = max(a.dtype.itemsize for a in arrays) if arrays else 1
+    bstrides = [tuple(s * a.dtype.itemsize for s in st)
+                for st, a in zip(mstrides, arrays)]
+    wide = _dtypes.needs_64bit(mshape, bstrides, margin=1 << 20)
+    itype, ich = ("long long", "q") if wide else ("int", "i")
+    ptrs = [(a.ptr, a.dtype.itemsize) for a in arrays]
+    in_dts = [x.dtype if not s else loop_in[k]
+              for k, (x, s) in enumerate(zip(inputs, scalar))]
+    out_dts = [o.dtype for o in outputs]
+
+    path = None
+    # --- transpose: an input contiguous along the output's outer axis
+    if ndim == 2 and mshape[0] >= 16 and mshape[1] >= 16 and arrays:
+        outs_ok = all(mstrides[k][1] == 1 for k in range(nout))
+        staged = [k for k in range(nout, len(arrays))
+                  if mstrides[k][0] == 1 and mstrides[k][1] not in (0, 1)]
+        smem_isz = sum(arrays[k].dtype.itemsize for k in staged)
+        if outs_ok and staged and smem_isz * 32 * 33 <= 48 * 1024:
+            path = "transpose"
+    if path is None:
+        inner = mshape[-1]
+        kinds = []
+        for k, st in enumerate(mstrides):
+            s = st[-1]
+            if s == 1:
+                kinds.append("c")
+            elif s == 0 and k >= nout:
+                kinds.append("0")
+            else:
+                kinds.append("s")
+        if all(kd != "s" for kd in kinds):
+            vec = _choose_vec(ptrs, kinds, [st[:-1] for st in mstrides],
+                              max(a.dtype.itemsize for a, kd in zip(arrays, kinds)
+                                  if kd == "c") if "c" in kinds else 1)
+        else:
+            vec = 1
+        isz_c = max_isz
+        unroll = max(2, min(8, 64 // (vec * isz_c)))
+        while unroll > 1 and inner < _BLOCK * unroll * vec:
+            unroll //= 2
+        chunk = _BLOCK * unroll * vec
+        if ndim == 1 or inner * 2 >= chunk:
+            path = "rows"
+        else:
+            path = "nd"
+    block = _BLOCK
+    tail = []
+    if path == "rows":
+        for d, o in zip(adesc, kinds):
+            d["kind"] = o
+        cpr = -(-mshape[-1] // chunk)
+        nrows = 1
+        for n in mshape[:-1]:
+            nrows *= n
+        n_chunks = cpr * nrows
+        grid = max(1, min(n_chunks, nsm * (2048 // block)))
+        tparams = [("I", "n_inner"), ("I", "chunks_per_row"), ("I", "n_chunks")]
+        tail += [mshape[-1], cpr, n_chunks]
+        for d in range(1, ndim - 1):
+            tparams.append(("I", "shape%d" % d))
+            tail.append(mshape[d])
+        for d in range(ndim - 1):
+            for ad, st in zip(adesc, mstrides):
+                tparams.append(("I", "ost%d_%d" % (ad["idx"], d)))
+                tail.append(st[d])
+        for ad, st in zip(adesc, mstrides):
+            if ad["kind"] == "s":
+                tparams.append(("I", "ist%d" % ad["idx"]))
+                tail.append(st[-1])
+        extra = {"vec": vec, "unroll": unroll, "tile": 0}
+        kshape = (ndim, vec, unroll, tuple(kinds))
+    elif path == "nd":
+        n = 1
+        for s in mshape:
+            n *= s
+        grid = max(1, min(-(-n // block), nsm * (2048 // block)))
+        tparams = [("I", "n")]
+        tail.append(n)
+        for d in range(1, ndim):
+            tparams.append(("I", "shape%d" % d))
+            tail.append(mshape[d])
+        for d in range(ndim):
+            for ad, st in zip(adesc, mstrides):
+                tparams.append(("I", "ost%d_%d" % (ad["idx"], d)))
+                tail.append(st[d])
+        extra = {"vec": 1, "unroll": 1, "tile": 0}
+        kshape = (ndim,)
+    else:  # transpose
+        for k, ad in enumerate(adesc):
+            ad["kind"] = "T" if k in staged else "s"
+        tile = 64 if max_isz <= 4 and smem_isz * 64 * 65 <= 48 * 1024 else 32
+        vec = max(1, min(4, 16 // max_isz))
+        while vec > 1:
+            ok = all(arrays[k].ptr % (vec * arrays[k].dtype.itemsize) == 0
+                     and mstrides[k][1] % vec == 0 for k in staged)
+            ok = ok and all(arrays[k].ptr % (vec * arrays[k].dtype.itemsize) == 0
+                            and mstrides[k][0] % vec == 0 for k in range(nout))
+            if ok:
+                break
+            vec //= 2
+        tiles_x = -(-mshape[1] // tile)
+        n_tiles = tiles_x * -(-mshape[0] // tile)
+        grid = max(1, min(n_tiles, nsm * (2048 // block)))
+        tparams = [("I", "shape0"), ("I", "shape1"), ("I", "tiles_x"),
+                   ("I", "n_tiles")]
+        tail += [mshape[0], mshape[1], tiles_x, n_tiles]
+        for ad, st in zip(adesc, mstrides):
+            tparams += [("I", "ost%d_0" % ad["idx"]), ("I", "ost%d_1" % ad["idx"])]
+            tail += [st[0], st[1]]
+        extra = {"vec": vec, "unroll": 1, "tile": tile}
+        kshape = (vec, tile, tuple(ad["kind"] for ad in adesc))
+    params = params + [(itype if t == "I" else t, n) for t, n in tparams]
+    chars = "".join(chars) + ich * len(tparams)
+    spec = KernelSpec()
+    spec.path = path
+    spec.kkey = (path, op.name, tuple(in_dts), tuple(scalar), tuple(loop_in),
+                 tuple(out_dts), itype, kshape)
+    apply_args, apply_body = _apply_function(op, in_dts, scalar, loop_in,
+                                             op_out, out_dts)
+    spec.name = "gpuarr_%s_%s" % (path, op.name)
+    spec.render_kw = dict(
+        name=spec.name, path=path, itype=itype, block=block, params=params,
+        preamble="", ops=ops_desc, apply_args=apply_args,
+        apply_body=apply_body, ndim=ndim, operation="", loop_prep="",
+        after_loop="", **extra)
+    spec.chars = chars
+    spec.grid = (grid, 1, 1)
+    spec.block = (block, 1, 1)
+    spec.tail = tuple(tail)
+    spec.scalars = tuple(scalars)
+    return spec
+
+
+class _OutOfRange(Exception):
+    pass
+
+
+def _plan_key(opname, loop_dtypes, outputs, inputs):
+    """Key of a launch plan, and the scalar mask and the shape."""
+    key = [opname, loop_dtypes]
+    scalar = []
+    for o in outputs:
+        key.append((o.dtype, o.strides, o.ptr & 15))
+    for x in inputs:
+        t = type(x)
+        if t in _PY_SCALARS:
+            key.append(t)
+            scalar.append(True)
+        elif isinstance(x, np.generic):
+            key.append(x.dtype)
+            scalar.append(True)
+        else:
+            key.append((x.dtype, x.strides, x.ptr & 15))
+            scalar.append(False)
+    return key, scalar
+
+
+def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
+    """Run the built-in operation ``op`` elementwise.
+
+    Parameters
+    ----------
+    op : str
+        Operation name, as for :func:`resolve`.
+    outputs : sequence of array-like
+        Objects with ``.ptr`` (int device address), ``.dtype``, ``.shape``
+        and ``.strides`` (bytes; may be negative or 0), all of one shape.
+    inputs : sequence
+        Array-likes of exactly the outputs' shape (already broadcast, with
+        0 strides where needed), numpy scalars, or Python scalars (weak,
+        converted to the loop dtype with numpy's range checks).
+    loop_dtypes : tuple of numpy.dtype, optional
+        The dtypes inputs are converted to before the operation; by default
+        numpy's resolution (:func:`resolve`).
+    stream : gpuarr.driver.Stream, optional
+        Stream to launch on (default stream when None).
+
+    Notes
+    -----
+    Each output receives the operation's result converted to its own
+    dtype.  Size-0 arrays launch nothing.  An output may be one of the
+    inputs when both have the same layout (in-place operations); other
+    overlaps are the caller's to resolve.
+
+    Raises
+    ------
+    TypeError, OverflowError, ValueError
+        As numpy would, before any launch.
+    """
+    opobj = OPS.get(op)
+    if opobj is None:
+        opobj = get_op(op)
+    if len(inputs) != opobj.nin:
+        raise TypeError("%s takes %d input(s) (%d given)"
+                        % (opobj.name, opobj.nin, len(inputs)))
+    if len(outputs) != opobj.nout:
+        raise TypeError("%s gives %d output(s) (%d given)"
+                        % (opobj.name, opobj.nout, len(outputs)))
+    shape = outputs[0].shape
+    for a in outputs:
+        if a.shape != shape:
+            raise ValueError("outputs of different shapes: %s and %s"
+                             % (shape, a.shape))
+    size = 1
+    for n in shape:
+        size *= n
+    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs)
+    key.append(shape)
+    key = tuple(key)
+    state = _ctx_state()
+    plans = state[0]
+    plan = plans.get(key)
+    if plan is None:
+        for x, s in zip(inputs, scalar):
+            if not s and x.shape != shape:
+                raise ValueError("operand of shape %s where %s was expected; "
+                                 "broadcast it first" % (x.shape, shape))
+        if loop_dtypes is None:
+            loop_in, op_out = _resolve_tokens(opobj, _tokens(inputs))
+        else:
+            loop_in = tuple(np.dtype(d) for d in loop_dtypes)
+            if len(loop_in) != opobj.nin:
+                raise TypeError("loop_dtypes needs %d dtypes" % opobj.nin)
+            loop_in, op_out = _resolve_tokens(opobj, loop_in)
+            if loop_in != tuple(np.dtype(d) for d in loop_dtypes):
+                # numpy would pick another loop: use the requested one
+                loop_in = tuple(np.dtype(d) for d in loop_dtypes)
+                if opobj.resolver == "copy":
+                    op_out = loop_in
+        for a in outputs:
+            _dtypes.check_supported(a.dtype)
+        for x, s in zip(inputs, scalar):
+            if not s:
+                _dtypes.check_supported(x.dtype)
+        if size == 0:
+            _check_values(opobj, inputs, loop_in)
+            return
+        plan = _make_plan(state, opobj, loop_in, op_out, outputs, inputs,
+                          scalar, shape)
+        plan.nin_args = loop_in
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = plan
+    args = [o.ptr for o in outputs]
+    if plan.scalars:
+        loop_in = plan.nin_args
+        if opobj.name == "power":
+            _check_values(opobj, inputs, loop_in)
+        for x, s, dt in zip(inputs, scalar, loop_in):
+            if s:
+                if type(x) is int and dt.kind in "iu":
+                    lo, hi = _dtypes.int_bounds(dt)
+                    if x < lo or x > hi:
+                        if opobj.name in COMPARISONS:
+                            return _compare_out_of_range(
+                                opobj, outputs, inputs, x, lo, hi, stream)
+                        _dtypes.check_scalar(x, dt)
+                args.append(_scalar_value(x, dt))
+            else:
+                args.append(x.ptr)
+    else:
+        for x in inputs:
+            args.append(x.ptr)
+    args.extend(plan.tail)
+    plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
+
+
+def _compare_out_of_range(op, outputs, inputs, value, lo, hi, stream):
+    """An integer array compared with a Python int outside its range.
+
+    numpy 2 answers exactly: every element compares the same way, so the
+    result is a constant.
+    """
+    scalar_first = type(inputs[0]) is int and inputs[0] is value
+    big = value > hi
+    name = op.name
+    # the array element x versus the scalar v, when v > every x (big)
+    table = {"equal": False, "not_equal": True,
+             "less": big, "less_equal": big,
+             "greater": not big, "greater_equal": not big}
+    if scalar_first:
+        # v OP x: mirror
+        mirror = {"less": "greater", "less_equal": "greater_equal",
+                  "greater": "less", "greater_equal": "less_equal"}
+        name = mirror.get(name, name)
+    result = table[name]
+    run_elementwise("fill", outputs, [np.bool_(result)], stream=stream)
+
+
+# ---------------------------------------------------------------------------
+# user kernels (PyCUDA's ElementwiseKernel)
+
+
+class VectorArg:
+    """A pointer argument of an :class:`ElementwiseKernel`.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+    name : str
+    """
+
+    def __init__(self, dtype, name):
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    def declarator(self):
+        """The C declaration of the parameter."""
+        return "%s *%s" % (_dtypes.ctype(self.dtype), self.name)
+
+    def __repr__(self):
+        return "VectorArg(%s, %r)" % (self.dtype, self.name)
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self.dtype == other.dtype
+                and self.name == other.name)
+
+    def __hash__(self):
+        return hash((type(self), self.dtype, self.name))
+
+
+class ScalarArg(VectorArg):
+    """A scalar (by value) argument of an :class:`ElementwiseKernel`."""
+
+    def declarator(self):
+        return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
+
+    def __repr__(self):
+        return "ScalarArg(%s, %r)" % (self.dtype, self.name)
+
+
+_C_KEYWORDS = frozenset("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+char8_t char16_t char32_t class compl concept const consteval constexpr
+constinit const_cast continue co_await co_return co_yield decltype default
+delete do double dynamic_cast else enum explicit export extern false float
+for friend goto if inline int long mutable namespace new noexcept not not_eq
+nullptr operator or or_eq private protected public register
+reinterpret_cast requires restrict return short signed sizeof static
+static_assert static_cast struct switch template this thread_local throw
+true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq _Bool _Complex __global__ __device__ __host__
+__shared__ __constant__ __restrict__ main
+""".split())
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# C type spellings accepted in argument lists -> dtype
+_TYPE_NAMES = {
+    "bool": "?", "_Bool": "?",
+    "char": "b", "signed char": "b", "int8_t": "b",
+    "unsigned char": "B", "uint8_t": "B",
+    "short": "h", "short int": "h", "signed short": "h", "int16_t": "h",
+    "signed short int": "h",
+    "unsigned short": "H", "unsigned short int": "H", "uint16_t": "H",
+    "int": "i", "signed int": "i", "signed": "i", "int32_t": "i",
+    "unsigned": "I", "unsigned int": "I", "uint32_t": "I",
+    "long": "q", "long int": "q", "signed long": "q", "long long": "q",
+    "long long int": "q", "signed long long": "q", "int64_t": "q",
+    "ptrdiff_t": "q", "ssize_t": "q",
+    "unsigned long": "Q", "unsigned long int": "Q",
+    "unsigned long long": "Q", "unsigned long long int": "Q",
+    "uint64_t": "Q", "size_t": "Q",
+    "ga_half": "e", "half": "e", "__half": "e",
+    "float": "f", "double": "d",
+    "ga_complex<float>": "F", "pycuda::complex<float>": "F",
+    "complex<float>": "F", "gpuarr::complex<float>": "F",
+    "ga_complex<double>": "D", "pycuda::complex<double>": "D",
+    "complex<double>": "D", "gpuarr::complex<double>": "D",
+}
+
+
+def _check_name(name, what):
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise ValueError("%s %r is not a valid C identifier" % (what, name))
+    if name in _C_KEYWORDS:
+        raise ValueError("%s %r is a C/C++ keyword" % (what, name))
+
+
+def parse_c_arg(decl):
+    """Parse one C parameter declaration into a VectorArg or ScalarArg.
+
+    Parameters
+    ----------
+    decl : str
+        For example ``"float *x"``, ``"const double* __restrict__ y"``,
+        ``"unsigned int n"``.
+
+    Returns
+    -------
+    VectorArg or ScalarArg
+
+    Raises
+    ------
+    ValueError
+        When the declaration cannot be parsed or names an unknown type.
+    """
+    s = decl.strip()
+    if not s:
+        raise ValueError("empty argument declaration")
+    m = re.match(r"^(.*?)([A-Za-z_][A-Za-z0-9_]*)\s*(\[\s*\])?$", s, re.S)
+    if m is None:
+        raise ValueError("cannot parse argument declaration %r" % decl)
+    tpart, name, brackets = m.group(1), m.group(2), m.group(3)
+    pointer = tpart.count("*") + (1 if brackets else 0)
+    if pointer > 1:
+        raise ValueError("argument %r: pointers to pointers are not supported"
+                         % name)
+    words = tpart.replace("*", " ").split()
+    words = [w for w in words if w not in ("const", "volatile", "__restrict__",
+                                           "restrict", "__restrict")]
+    tname = " ".join(words)
+    tname = re.sub(r"\s*<\s*", "<", tname)
+    tname = re.sub(r"\s*>", ">", tname)
+    if not tname:
+        raise ValueError("argument %r has no type" % name)
+    try:
+        dt = np.dtype(_TYPE_NAMES[tname])
+    except KeyError:
+        raise ValueError("argument %r: unknown C type %r" % (name, tname)) from None
+    _check_name(name, "argument name")
+    return (VectorArg if pointer else ScalarArg)(dt, name)
+
+
+def parse_arguments(arguments):
+    """Parse a C argument list (string) or a list of Vector/ScalarArgs.
+
+    Returns
+    -------
+    list of VectorArg / ScalarArg
+    """
+    if isinstance(arguments, str):
+        parts = [p for p in _split_args(arguments)]
+        if len(parts) == 1 and not parts[0].strip():
+            raise ValueError("ElementwiseKernel needs at least one argument")
+        args = [parse_c_arg(p) for p in parts]
+    else:
+        args = []
+        for a in arguments:
+            if isinstance(a, VectorArg):
+                _check_name(a.name, "argument name")
+                _dtypes.check_supported(a.dtype)
+                args.append(a)
+            elif isinstance(a, str):
+                args.append(parse_c_arg(a))
+            else:
+                raise TypeError("arguments must be a C declaration string or "
+                                "VectorArg/ScalarArg objects, not %r" % (a,))
+        if not args:
+            raise ValueError("ElementwiseKernel needs at least one argument")
+    names = set()
+    for a in args:
+        if a.name in names:
+            raise ValueError("argument name %r used twice" % a.name)
+        if a.name in ("i", "n") or a.name.startswith("ga_"):
+            raise ValueError("argument name %r is reserved" % a.name)
+        names.add(a.name)
+    if not any(isinstance(a, VectorArg) and not isinstance(a, ScalarArg)
+               for a in args):
+        raise ValueError("ElementwiseKernel needs at least one pointer "
+                         "argument")
+    return args
+
+
+def _split_args(s):
+    # split at commas outside <...>
+    out, depth, cur = [], 0, []
+    for ch in s:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+class ElementwiseKernel:
+    """A kernel applying ``operation`` for every index ``i`` (PyCUDA's form).
+
+    Parameters
+    ----------
+    arguments : str or list
+        C parameter list, e.g. ``"float a, float *x, float *y, float *z"``,
+        or a list of :class:`VectorArg` / :class:`ScalarArg`.
+    operation : str
+        C statement(s) using ``i``, e.g. ``"z[i] = a*x[i] + y[i]"``.
+        ``i`` has the kernel's index type: ``int`` when the range fits in
+        ``2**31 - 1``, ``long long`` otherwise.
+    name : str, optional
+        Kernel name; must be a C identifier and not a keyword.
+    keep : bool, optional
+        Keep the compiler's temporary files.
+    options : list of str, optional
+        Extra compiler options.
+    preamble : str, optional
+        Source placed before the kernel (helper functions).
+    loop_prep, after_loop : str, optional
+        Statements before and after the loop.
+
+    Notes
+    -----
+    Array arguments must be contiguous.  float16 arrays appear as
+    ``ga_half`` (converts to and from ``float``), complex ones as
+    ``ga_complex<float>``/``ga_complex<double>`` with fields ``re`` and
+    ``im``.
+    """
+
+    def __init__(self, arguments, operation, name="kernel", keep=False,
+                 options=None, preamble="", loop_prep="", after_loop=""):
+        _check_name(name, "kernel name")
+        if not isinstance(operation, str) or not operation.strip():
+            raise ValueError("operation must be a non-empty string of C code")
+        self.args = parse_arguments(arguments)
+        self.operation = operation
+        self.name = name
+        self.keep = keep
+        self.options = list(options) if options else None
+        self.preamble = preamble
+        self.loop_prep = loop_prep
+        self.after_loop = after_loop
+        self._vec_idx = [k for k, a in enumerate(self.args)
+                         if not isinstance(a, ScalarArg)]
+        self._fns = {}
+
+    def _source(self, itype):
+        params = [(a.declarator().rsplit(" ", 1)[0] if not isinstance(a, ScalarArg)
+                   else _dtypes.ctype(a.dtype), a.name) for a in self.args]
+        params = []
+        for a in self.args:
+            ct = _dtypes.ctype(a.dtype)
+            if isinstance(a, ScalarArg):
+                params.append((ct, a.name))
+            else:
+                params.append((ct + " *", a.name))
+        params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
+        return render("elementwise.cu.mako", name=self.name, path="user",
+                      itype=itype, block=_BLOCK, params=params,
+                      preamble=self.preamble, ops=[], apply_args=[],
+                      apply_body=[], ndim=1, vec=1, unroll=1, tile=0,
+                      operation=self.operation, loop_prep=self.loop_prep,
+                      after_loop=self.after_loop)
+
+    def get_source(self, wide=False):
+        """The kernel's source for 32-bit (or, ``wide``, 64-bit) indices."""
+        return self._source("long long" if wide else "int")
+
+    def _prepare_args(self, args):
+        if len(args) != len(self.args):
+            raise TypeError("%s() takes %d arguments (%d given): %s"
+                            % (self.name, len(self.args), len(args),
+                               ", ".join(a.name for a in self.args)))
+        n = None
+        first = None
+        out = []
+        for decl, x in zip(self.args, args):
+            if isinstance(decl, ScalarArg):
+                if type(x) in _PY_SCALARS:
+                    try:
+                        v = _dtypes.convert_scalar(x, decl.dtype)
+                    except (OverflowError, TypeError) as exc:
+                        raise type(exc)("argument %r: %s" % (decl.name, exc)) from None
+                elif isinstance(x, np.generic):
+                    v = _dtypes.convert_scalar(x, decl.dtype)
+                else:
+                    raise TypeError("argument %r: expected a scalar, got %s"
+                                    % (decl.name, type(x).__name__))
+                out.append(v)
+                continue
+            if type(x) in _PY_SCALARS or isinstance(x, np.generic) or \
+                    not hasattr(x, "ptr"):
+                raise TypeError("argument %r: expected a device array, got %s"
+                                % (decl.name, type(x).__name__))
+            if x.dtype != decl.dtype:
+                raise TypeError("argument %r: array of dtype %s where %s was "
+                                "declared" % (decl.name, x.dtype, decl.dtype))
+            size = 1
+            for s in x.shape:
+                size *= s
+            if not _is_contiguous(x):
+                raise ValueError("argument %r: ElementwiseKernel needs "
+                                 "contiguous arrays" % decl.name)
+            if n is None:
+                n, first = size, decl.name
+            elif size != n:
+                raise ValueError("argument %r has %d elements where %r has %d"
+                                 % (decl.name, size, first, n))
+            out.append(x.ptr)
+        return out, n
+
+    def __call__(self, *args, **kwargs):
+        """Launch over every element (or ``range=``/``slice=``).
+
+        Keyword arguments: ``range`` (a slice over indices), ``slice`` (a
+        slice taken relative to the array size), ``stream``.
+        """
+        rng = kwargs.pop("range", None)
+        slc = kwargs.pop("slice", None)
+        stream = kwargs.pop("stream", None)
+        if kwargs:
+            raise TypeError("unexpected keyword argument(s): %s"
+                            % ", ".join(sorted(kwargs)))
+        vals, n = self._prepare_args(args)
+        if rng is not None and slc is not None:
+            raise TypeError("give range= or slice=, not both")
+        if rng is not None:
+            if not isinstance(rng, slice):
+                raise TypeError("range= must be a slice")
+            start = 0 if rng.start is None else int(rng.start)
+            stop = int(rng.stop) if rng.stop is not None else n
+            step = 1 if rng.step is None else int(rng.step)
+            if step == 0:
+                raise ValueError("range step must not be zero")
+        elif slc is not None:
+            if not isinstance(slc, slice):
+                raise TypeError("slice= must be a slice")
+            start, stop, step = slc.indices(n)
+        else:
+            start, stop, step = 0, n, 1
+        count = len(range(start, stop, step))
+        if count == 0:
+            return
+        wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
+            _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
+        state = _ctx_state()
+        key = (wide,)
+        fn = self._fns.get((key, state[2], id(state)))
+        if fn is None:
+            itype = "long long" if wide else "int"
+            chars = "".join("P" if not isinstance(a, ScalarArg)
+                            else _arg_char(a.dtype) for a in self.args)
+            chars += ("q" if wide else "i") * 3
+            from .compiler import SourceModule
+            mod = SourceModule(self._source(itype), options=self.options,
+                               no_extern_c=True, keep=self.keep)
+            fn = mod.get_function(self.name)
+            fn.prepare(chars)
+            self._fns[(key, state[2], id(state))] = fn
+            self._mod = mod
+        nsm = state[2]
+        grid = max(1, min(-(-count // _BLOCK), nsm * (2048 // _BLOCK)))
+        fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream,
+                               *(vals + [start, stop, step]))
+
+
+def _arg_char(dt):
+    return dt.char
+
+
+def _is_contiguous(x):
+    """C-contiguous per numpy's rule (size-1 axes' strides do not matter)."""
+    shape = x.shape
+    st = x.strides
+    expect = x.dtype.itemsize
+    for n, s in zip(reversed(shape), reversed(st)):
+        if n == 0:
+            return True
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
+
+
+def get_elwise_kernel(arguments, operation, name="kernel", **kwargs):
+    """PyCUDA's ``get_elwise_kernel``: an :class:`ElementwiseKernel`."""
+    return ElementwiseKernel(arguments, operation, name=name, **kwargs)

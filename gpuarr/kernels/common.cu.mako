@@ -1,0 +1,209 @@
+## Shared definitions of gpuarr's kernels: C types, complex numbers,
+## float16 without cuda_fp16.h, numpy-compatible integer helpers, the
+## grid-stride loop and strided index math.  Everything is deterministic:
+## the same arguments render the same text.
+##
+## types(): emit the type and helper definitions once per source.
+<%def name="types()">
+// ---- gpuarr common definitions ----
+#define GA_DEV __device__ __forceinline__
+
+// float16 stored as its 16 bits; converted with PTX so cuda_fp16.h is
+// not needed (NVRTC may not ship it).
+GA_DEV float ga_h2f(unsigned short h) {
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
+GA_DEV unsigned short ga_f2h(float f) {
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+GA_DEV unsigned short ga_d2h(double d) {
+    unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h;
+}
+struct ga_half {
+    unsigned short x;
+    ga_half() = default;
+    __device__ __forceinline__ ga_half(float f) : x(ga_f2h(f)) {}
+    __device__ __forceinline__ operator float() const { return ga_h2f(x); }
+    static __device__ __forceinline__ ga_half from_bits(unsigned short b) {
+        ga_half h; h.x = b; return h;
+    }
+};
+// round a float (or double) to the nearest float16, kept as a float
+GA_DEV float ga_hround(float f) { return ga_h2f(ga_f2h(f)); }
+GA_DEV float ga_hround_d(double d) { return ga_h2f(ga_d2h(d)); }
+
+// a minimal complex number with numpy's layout (re, im)
+template <class T> struct ga_complex {
+    T re, im;
+    ga_complex() = default;
+    __device__ __forceinline__ ga_complex(T r) : re(r), im(0) {}
+    __device__ __forceinline__ ga_complex(T r, T i) : re(r), im(i) {}
+    __device__ __forceinline__ T real() const { return re; }
+    __device__ __forceinline__ T imag() const { return im; }
+};
+template <class T> GA_DEV ga_complex<T> operator+(ga_complex<T> a, ga_complex<T> b) {
+    return ga_complex<T>(a.re + b.re, a.im + b.im);
+}
+template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a, ga_complex<T> b) {
+    return ga_complex<T>(a.re - b.re, a.im - b.im);
+}
+template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a) {
+    return ga_complex<T>(-a.re, -a.im);
+}
+template <class T> GA_DEV ga_complex<T> operator*(ga_complex<T> a, ga_complex<T> b) {
+    return ga_complex<T>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+// Smith's algorithm, as numpy's complex division
+template <class T> GA_DEV ga_complex<T> operator/(ga_complex<T> a, ga_complex<T> b) {
+    T ar = b.re < 0 ? -b.re : b.re, ai = b.im < 0 ? -b.im : b.im;
+    if (ar >= ai) {
+        if (ar == 0 && ai == 0) {
+            return ga_complex<T>(a.re / ar, a.im / ai);
+        }
+        T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
+        return ga_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+    }
+    T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
+    return ga_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+template <class T> GA_DEV ga_complex<T> operator+(ga_complex<T> a, T b) { return a + ga_complex<T>(b); }
+template <class T> GA_DEV ga_complex<T> operator+(T a, ga_complex<T> b) { return ga_complex<T>(a) + b; }
+template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a, T b) { return a - ga_complex<T>(b); }
+template <class T> GA_DEV ga_complex<T> operator-(T a, ga_complex<T> b) { return ga_complex<T>(a) - b; }
+template <class T> GA_DEV ga_complex<T> operator*(ga_complex<T> a, T b) { return ga_complex<T>(a.re * b, a.im * b); }
+template <class T> GA_DEV ga_complex<T> operator*(T a, ga_complex<T> b) { return ga_complex<T>(a * b.re, a * b.im); }
+template <class T> GA_DEV ga_complex<T> operator/(ga_complex<T> a, T b) { return ga_complex<T>(a.re / b, a.im / b); }
+template <class T> GA_DEV ga_complex<T> operator/(T a, ga_complex<T> b) { return ga_complex<T>(a) / b; }
+template <class T> GA_DEV bool operator==(ga_complex<T> a, ga_complex<T> b) { return a.re == b.re && a.im == b.im; }
+template <class T> GA_DEV bool operator!=(ga_complex<T> a, ga_complex<T> b) { return !(a == b); }
+// numpy's lexicographic complex ordering
+template <class T> GA_DEV bool ga_clt(ga_complex<T> a, ga_complex<T> b) {
+    return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);
+}
+template <class T> GA_DEV bool ga_cle(ga_complex<T> a, ga_complex<T> b) {
+    return (a.re <= b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
+}
+GA_DEV float ga_hypot(float a, float b) { return hypotf(a, b); }
+GA_DEV double ga_hypot(double a, double b) { return hypot(a, b); }
+GA_DEV float ga_atan2(float a, float b) { return atan2f(a, b); }
+GA_DEV double ga_atan2(double a, double b) { return atan2(a, b); }
+GA_DEV float ga_sqrtr(float a) { return sqrtf(a); }
+GA_DEV double ga_sqrtr(double a) { return sqrt(a); }
+GA_DEV float ga_expr(float a) { return expf(a); }
+GA_DEV double ga_expr(double a) { return exp(a); }
+GA_DEV float ga_logr(float a) { return logf(a); }
+GA_DEV double ga_logr(double a) { return log(a); }
+GA_DEV void ga_sincos(float a, float *s, float *c) { sincosf(a, s, c); }
+GA_DEV void ga_sincos(double a, double *s, double *c) { sincos(a, s, c); }
+GA_DEV float ga_copysign(float a, float b) { return copysignf(a, b); }
+GA_DEV double ga_copysign(double a, double b) { return copysign(a, b); }
+template <class T> GA_DEV T ga_abs(ga_complex<T> a) { return ga_hypot(a.re, a.im); }
+template <class T> GA_DEV T ga_angle(ga_complex<T> a) { return ga_atan2(a.im, a.re); }
+template <class T> GA_DEV ga_complex<T> ga_conj(ga_complex<T> a) { return ga_complex<T>(a.re, -a.im); }
+template <class T> GA_DEV ga_complex<T> ga_exp(ga_complex<T> a) {
+    T e = ga_expr(a.re);
+    if (a.im == 0) return ga_complex<T>(e, a.im);
+    T s, c; ga_sincos(a.im, &s, &c);
+    return ga_complex<T>(e * c, e * s);
+}
+template <class T> GA_DEV ga_complex<T> ga_log(ga_complex<T> a) {
+    return ga_complex<T>(ga_logr(ga_hypot(a.re, a.im)), ga_atan2(a.im, a.re));
+}
+template <class T> GA_DEV ga_complex<T> ga_sqrt(ga_complex<T> a) {
+    if (a.re == 0 && a.im == 0) return ga_complex<T>(0, a.im);
+    T t = ga_sqrtr(((a.re < 0 ? -a.re : a.re) + ga_hypot(a.re, a.im)) * (T)0.5);
+    if (a.re >= 0) return ga_complex<T>(t, a.im / (2 * t));
+    return ga_complex<T>((a.im < 0 ? -a.im : a.im) / (2 * t), ga_copysign(t, a.im));
+}
+template <class T> GA_DEV ga_complex<T> ga_sign(ga_complex<T> a) {
+    T m = ga_hypot(a.re, a.im);
+    if (m == 0) return ga_complex<T>(0, 0);
+    return ga_complex<T>(a.re / m, a.im / m);
+}
+template <class T> GA_DEV bool ga_nonzero(T a) { return a != 0; }
+template <class T> GA_DEV bool ga_nonzero(ga_complex<T> a) { return a.re != 0 || a.im != 0; }
+template <class T> GA_DEV bool ga_isinf(T a) { return a == a && a - a != a - a; }
+template <class T> GA_DEV bool ga_isfinite(T a) { return a - a == a - a; }
+
+// integer helpers with numpy's results (no C undefined behaviour)
+template <class T> GA_DEV T ga_floor_divide(T a, T b) {
+    if (b == 0) return 0;
+    if ((T)-1 < (T)0 && b == (T)-1) return (T)((unsigned long long)0 - (unsigned long long)a);
+    T q = a / b;
+    if ((T)-1 < (T)0 && (a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+}
+template <class T> GA_DEV T ga_remainder(T a, T b) {
+    if (b == 0) return 0;
+    if ((T)-1 < (T)0 && b == (T)-1) return 0;
+    T r = a % b;
+    if ((T)-1 < (T)0 && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+// numpy's npy_divmod for floats
+template <class T> GA_DEV T ga_fdivmod(T a, T b, T *mod) {
+    T m = fmod(a, b);
+    if (b == 0) { *mod = m; return a / b; }
+    T div = (a - m) / b;
+    if (m != 0) {
+        if ((b < 0) != (m < 0)) { m += b; div -= (T)1; }
+    } else {
+        m = ga_copysign((T)0, b);
+    }
+    T fl;
+    if (div != 0) {
+        fl = floor(div);
+        if (div - fl > (T)0.5) fl += (T)1;
+    } else {
+        fl = ga_copysign((T)0, a / b);
+    }
+    *mod = m;
+    return fl;
+}
+GA_DEV float ga_floor_divide(float a, float b) { float m; return ga_fdivmod(a, b, &m); }
+GA_DEV double ga_floor_divide(double a, double b) { double m; return ga_fdivmod(a, b, &m); }
+GA_DEV float ga_remainder(float a, float b) {
+    if (b == 0) return fmodf(a, b);
+    float m; ga_fdivmod(a, b, &m); return m;
+}
+GA_DEV double ga_remainder(double a, double b) {
+    if (b == 0) return fmod(a, b);
+    double m; ga_fdivmod(a, b, &m); return m;
+}
+template <class T> GA_DEV T ga_ipow(T a, T b) {
+    if ((T)-1 < (T)0 && b < 0) {
+        if (a == 1) return 1;
+        if (a == (T)-1) return (b & 1) ? (T)-1 : (T)1;
+        return 0;
+    }
+    T r = 1;
+    while (b != 0) {
+        if (b & 1) r = (T)(r * a);
+        a = (T)(a * a);
+        b = (T)(b >> 1);
+    }
+    return r;
+}
+template <class T> GA_DEV T ga_lshift(T a, T b) {
+    if ((unsigned long long)(long long)b < (unsigned long long)(8 * sizeof(T)))
+        return (T)((unsigned long long)a << b);
+    return 0;
+}
+template <class T> GA_DEV T ga_rshift(T a, T b) {
+    if ((unsigned long long)(long long)b < (unsigned long long)(8 * sizeof(T)))
+        return (T)(a >> b);
+    return ((T)-1 < (T)0 && a < 0) ? (T)-1 : (T)0;
+}
+template <class T> GA_DEV T ga_clip_int(T x, T lo, T hi) {
+    T y = x < lo ? lo : x;
+    return y > hi ? hi : y;
+}
+template <class T> GA_DEV T ga_clip_float(T x, T lo, T hi) {
+    T y = (x >= lo || x != x) ? x : lo;
+    return (y <= hi || y != y) ? y : hi;
+}
+
+// N values of T at an N * sizeof(T) aligned address: one vector access
+template <class T, int N> struct __align__(sizeof(T) * N) ga_vec { T v[N]; };
+// ---- end of gpuarr common definitions ----
+</%def>

@@ -1,0 +1,287 @@
+"""The built-in elementwise operations, by numpy ufunc name.
+
+Each operation maps the *kind* of its loop dtype (``b`` bool, ``i`` signed
+integer, ``u`` unsigned integer, ``f`` real float incl. float16, ``c``
+complex) to a C expression.  In the expression ``{0}``, ``{1}``, ``{2}``
+are the (already converted) inputs; ``{T}`` is the compute type of the loop
+dtype, ``{R}`` its real type (``float``/``double``), ``{F}`` the math
+function suffix (``f`` for float32/float16, empty for float64), ``{U}`` the
+unsigned type of an integer loop and ``{BITS}`` its width.
+
+Semantics follow numpy 2 where its C loops define them:
+
+* integer ``floor_divide``/``remainder``/``fmod`` by zero give 0 (numpy
+  warns and gives 0); floor semantics for negative operands; the remainder
+  takes the divisor's sign;
+* float ``floor_divide``/``remainder`` use numpy's ``npy_divmod``;
+* ``power`` for integers is exponentiation by squaring.  numpy raises
+  ValueError for a negative integer exponent (scalar or array); gpuarr
+  raises it for scalar exponents before launch, but for an array exponent
+  a kernel cannot raise, so it gives ``1`` for base 1, ``+-1`` for base -1
+  and 0 otherwise (the value of ``1 / base**-e`` truncated);
+* ``minimum``/``maximum`` propagate NaN, ``fmin``/``fmax`` do not;
+* float16 is computed in float32 and rounded once, like numpy;
+* shifts by the bit width or more give 0 (or -1 for a negative signed
+  right shift), as numpy;
+* ``sign`` of a complex is ``z / |z|`` (numpy 2); ``rint`` rounds half to
+  even;
+* complex ordering comparisons are lexicographic, as numpy.
+"""
+
+import numpy as np
+
+from .. import _dtypes
+
+__all__ = ["OPS", "ALIASES", "Op", "get_op", "op_expression"]
+
+
+class Op:
+    """One built-in operation.
+
+    Attributes
+    ----------
+    name : str
+    nin, nout : int
+    exprs : dict
+        Kind letter -> C expression template.
+    ufunc : numpy.ufunc or None
+        The ufunc whose type resolution the op uses.
+    resolver : str
+        ``"ufunc"``, or the name of a special rule (``"copy"``, ``"where"``,
+        ``"if_positive"``, ``"angle"``, ``"fill"``).
+    """
+
+    __slots__ = ("name", "nin", "nout", "exprs", "ufunc", "resolver")
+
+    def __init__(self, name, nin, exprs, ufunc=None, resolver="ufunc"):
+        self.name = name
+        self.nin = nin
+        self.nout = 1
+        self.exprs = {}
+        for kinds, e in exprs.items():
+            for k in kinds:
+                self.exprs[k] = e
+        self.ufunc = ufunc
+        self.resolver = resolver
+
+    def __repr__(self):
+        return "<gpuarr op %s>" % self.name
+
+
+_I = "iu"
+_N = "iuf"        # real numbers
+_A = "iufc"       # all numbers
+_ALL = "biufc"
+
+_TABLE = [
+    # name, nin, {kinds: expr}
+    ("add", 2, {"b": "({0} || {1})", _A: "({0} + {1})"}),
+    ("subtract", 2, {_A: "({0} - {1})"}),
+    ("multiply", 2, {"b": "({0} && {1})", _A: "({0} * {1})"}),
+    ("true_divide", 2, {"fc": "({0} / {1})"}),
+    ("floor_divide", 2, {_I + "f": "ga_floor_divide({0}, {1})"}),
+    ("remainder", 2, {_I + "f": "ga_remainder({0}, {1})"}),
+    ("fmod", 2, {"i": "({1} == 0 || {1} == -1 ? ({T})0 : ({T})({0} % {1}))",
+                 "u": "({1} == 0 ? ({T})0 : ({T})({0} % {1}))",
+                 "f": "fmod{F}({0}, {1})"}),
+    ("power", 2, {_I: "ga_ipow({0}, {1})", "f": "pow{F}({0}, {1})"}),
+    ("negative", 1, {_I: "({T})(({U})0 - ({U}){0})", "fc": "(-{0})"}),
+    ("positive", 1, {_A: "{0}"}),
+    ("absolute", 1, {"b": "{0}", "i": "({T})({0} < 0 ? ({U})0 - ({U}){0} : ({U}){0})",
+                     "u": "{0}", "f": "fabs{F}({0})", "c": "ga_abs({0})"}),
+    ("invert", 1, {"b": "(!{0})", _I: "({T})(~{0})"}),
+    ("bitwise_and", 2, {"b": "({0} && {1})", _I: "({T})({0} & {1})"}),
+    ("bitwise_or", 2, {"b": "({0} || {1})", _I: "({T})({0} | {1})"}),
+    ("bitwise_xor", 2, {"b": "({0} != {1})", _I: "({T})({0} ^ {1})"}),
+    ("left_shift", 2, {_I: "ga_lshift({0}, {1})"}),
+    ("right_shift", 2, {_I: "ga_rshift({0}, {1})"}),
+    ("equal", 2, {"b" + _N + "c": "({0} == {1})"}),
+    ("not_equal", 2, {"b" + _N + "c": "({0} != {1})"}),
+    ("less", 2, {"b" + _N: "({0} < {1})", "c": "ga_clt({0}, {1})"}),
+    ("less_equal", 2, {"b" + _N: "({0} <= {1})", "c": "ga_cle({0}, {1})"}),
+    ("greater", 2, {"b" + _N: "({0} > {1})", "c": "ga_clt({1}, {0})"}),
+    ("greater_equal", 2, {"b" + _N: "({0} >= {1})", "c": "ga_cle({1}, {0})"}),
+    ("logical_and", 2, {_ALL: "(ga_nonzero({0}) && ga_nonzero({1}))"}),
+    ("logical_or", 2, {_ALL: "(ga_nonzero({0}) || ga_nonzero({1}))"}),
+    ("logical_xor", 2, {_ALL: "(ga_nonzero({0}) != ga_nonzero({1}))"}),
+    ("logical_not", 1, {_ALL: "(!ga_nonzero({0}))"}),
+    ("sin", 1, {"f": "sin{F}({0})"}),
+    ("cos", 1, {"f": "cos{F}({0})"}),
+    ("tan", 1, {"f": "tan{F}({0})"}),
+    ("arcsin", 1, {"f": "asin{F}({0})"}),
+    ("arccos", 1, {"f": "acos{F}({0})"}),
+    ("arctan", 1, {"f": "atan{F}({0})"}),
+    ("arctan2", 2, {"f": "atan2{F}({0}, {1})"}),
+    ("sinh", 1, {"f": "sinh{F}({0})"}),
+    ("cosh", 1, {"f": "cosh{F}({0})"}),
+    ("tanh", 1, {"f": "tanh{F}({0})"}),
+    ("arcsinh", 1, {"f": "asinh{F}({0})"}),
+    ("arccosh", 1, {"f": "acosh{F}({0})"}),
+    ("arctanh", 1, {"f": "atanh{F}({0})"}),
+    ("exp", 1, {"f": "exp{F}({0})", "c": "ga_exp({0})"}),
+    ("exp2", 1, {"f": "exp2{F}({0})"}),
+    ("expm1", 1, {"f": "expm1{F}({0})"}),
+    ("log", 1, {"f": "log{F}({0})", "c": "ga_log({0})"}),
+    ("log2", 1, {"f": "log2{F}({0})"}),
+    ("log10", 1, {"f": "log10{F}({0})"}),
+    ("log1p", 1, {"f": "log1p{F}({0})"}),
+    ("sqrt", 1, {"f": "sqrt{F}({0})", "c": "ga_sqrt({0})"}),
+    ("cbrt", 1, {"f": "cbrt{F}({0})"}),
+    ("square", 1, {"b": "({0} && {0})", _A: "({0} * {0})"}),
+    ("reciprocal", 1, {"i": "({T})({0} == 1 ? 1 : ({0} == -1 ? -1 : 0))",
+                       "u": "({T})({0} == 1 ? 1 : 0)",
+                       "f": "(({T})1 / {0})", "c": "(({T})1 / {0})"}),
+    ("fabs", 1, {"f": "fabs{F}({0})"}),
+    ("sign", 1, {"i": "({T})(({0} > 0) - ({0} < 0))", "u": "({T})({0} > 0)",
+                 "f": "({0} > 0 ? ({T})1 : ({0} < 0 ? ({T})-1 : "
+                      "({0} == 0 ? ({T})0 : {0})))",
+                 "c": "ga_sign({0})"}),
+    ("floor", 1, {"b" + _I: "{0}", "f": "floor{F}({0})"}),
+    ("ceil", 1, {"b" + _I: "{0}", "f": "ceil{F}({0})"}),
+    ("trunc", 1, {"b" + _I: "{0}", "f": "trunc{F}({0})"}),
+    ("rint", 1, {"b" + _I: "{0}", "f": "rint{F}({0})"}),
+    ("hypot", 2, {"f": "hypot{F}({0}, {1})"}),
+    ("minimum", 2, {"b": "({0} && {1})", _I: "({0} < {1} ? {0} : {1})",
+                    "f": "(({0} <= {1} || {0} != {0}) ? {0} : {1})"}),
+    ("maximum", 2, {"b": "({0} || {1})", _I: "({0} > {1} ? {0} : {1})",
+                    "f": "(({0} >= {1} || {0} != {0}) ? {0} : {1})"}),
+    ("fmin", 2, {"b": "({0} && {1})", _I: "({0} < {1} ? {0} : {1})",
+                 "f": "fmin{F}({0}, {1})"}),
+    ("fmax", 2, {"b": "({0} || {1})", _I: "({0} > {1} ? {0} : {1})",
+                 "f": "fmax{F}({0}, {1})"}),
+    ("isnan", 1, {"b" + _I: "false", "f": "({0} != {0})",
+                  "c": "({0}.re != {0}.re || {0}.im != {0}.im)"}),
+    ("isinf", 1, {"b" + _I: "false", "f": "ga_isinf({0})",
+                  "c": "(ga_isinf({0}.re) || ga_isinf({0}.im))"}),
+    ("isfinite", 1, {"b" + _I: "true", "f": "ga_isfinite({0})",
+                     "c": "(ga_isfinite({0}.re) && ga_isfinite({0}.im))"}),
+    ("conjugate", 1, {"b" + _N: "{0}", "c": "ga_conj({0})"}),
+]
+
+#: name -> :class:`Op`.
+OPS = {}
+for _name, _nin, _exprs in _TABLE:
+    OPS[_name] = Op(_name, _nin, _exprs, ufunc=getattr(np, _name))
+del _name, _nin, _exprs
+
+# numpy's clip is a ufunc (``np._core.umath.clip``) with NaN propagation.
+OPS["clip"] = Op("clip", 3, {
+    _I: "ga_clip_int({0}, {1}, {2})",
+    "b": "(({0} || {1}) && {2})",
+    "f": "ga_clip_float({0}, {1}, {2})"},
+    ufunc=np._core.umath.clip)
+# Non-ufunc operations with their own resolution rules.
+OPS["copy"] = Op("copy", 1, {_ALL: "{0}"}, resolver="copy")
+OPS["fill"] = Op("fill", 1, {_ALL: "{0}"}, resolver="copy")
+OPS["where"] = Op("where", 3, {_ALL: "({0} ? {1} : {2})"}, resolver="where")
+OPS["if_positive"] = Op("if_positive", 3, {_ALL: "({0} > 0 ? {1} : {2})"},
+                        resolver="if_positive")
+OPS["angle"] = Op("angle", 1, {"f": "atan2{F}(({T})0, {0})",
+                               "c": "ga_angle({0})"}, resolver="angle")
+
+#: Other names accepted for ops.
+ALIASES = {
+    "divide": "true_divide", "abs": "absolute", "conj": "conjugate",
+    "mod": "remainder", "bitwise_not": "invert", "pow": "power",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
+    "astype": "copy",
+}
+
+#: Comparisons, which numpy 2 answers correctly for out-of-range Python ints.
+COMPARISONS = {"equal": (False, False, False), "not_equal": (True, True, True),
+               "less": (True, False, None), "less_equal": (True, False, None),
+               "greater": (False, True, None),
+               "greater_equal": (False, True, None)}
+
+
+def get_op(name):
+    """Return the :class:`Op` called ``name`` (or one of its aliases).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    if isinstance(name, Op):
+        return name
+    try:
+        return OPS[name]
+    except KeyError:
+        pass
+    try:
+        return OPS[ALIASES[name]]
+    except KeyError:
+        raise ValueError("unknown elementwise operation %r" % (name,)) from None
+
+
+def kind(dtype):
+    """The kind letter of a dtype used by the expression tables."""
+    k = dtype.kind
+    return k
+
+
+_UNSIGNED = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+             8: "unsigned long long"}
+
+
+def op_expression(op, loop_dtypes, args):
+    """The C expression of ``op`` over the loop dtypes.
+
+    Parameters
+    ----------
+    op : Op
+    loop_dtypes : tuple of numpy.dtype
+    args : sequence of str
+        C expressions of the inputs, already of the loop dtypes' compute
+        types.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        When gpuarr has no implementation for that loop (numpy may have
+        one, e.g. ``sin`` of a complex).
+    """
+    if op.resolver in ("where", "if_positive"):
+        dt = loop_dtypes[1]
+    else:
+        dt = loop_dtypes[0]
+    k = dt.kind
+    # numpy's int64 vs uint64 comparison loop: compare mathematically.
+    if (op.name in COMPARISONS and len(loop_dtypes) == 2
+            and loop_dtypes[0] != loop_dtypes[1]):
+        a, b = args
+        c = {"equal": "==", "not_equal": "!=", "less": "<",
+             "less_equal": "<=", "greater": ">", "greater_equal": ">="}[op.name]
+        if loop_dtypes[0].kind == "i":
+            return ("(%s < 0 ? (0 %s 1) : ((unsigned long long)%s %s %s))"
+                    % (a, c, a, c, b))
+        return ("(%s < 0 ? (1 %s 0) : (%s %s (unsigned long long)%s))"
+                % (b, c, a, c, b))
+    try:
+        tmpl = op.exprs[k]
+    except KeyError:
+        raise TypeError("gpuarr has no GPU implementation of %r for dtype %s"
+                        % (op.name, dt)) from None
+    subs = {"T": _dtypes.reg_ctype(dt)}
+    if k == "c":
+        subs["R"] = "float" if dt.itemsize == 8 else "double"
+        subs["F"] = "f" if dt.itemsize == 8 else ""
+    elif k == "f":
+        subs["R"] = subs["T"]
+        subs["F"] = "" if dt.itemsize == 8 else "f"
+    else:
+        subs["R"] = subs["T"]
+        subs["F"] = ""
+    if k in "iu":
+        subs["U"] = _UNSIGNED[dt.itemsize]
+        subs["BITS"] = str(8 * dt.itemsize)
+    else:
+        subs["U"] = subs["T"]
+        subs["BITS"] = str(8 * dt.itemsize)
+    return tmpl.format(*args, **subs)
