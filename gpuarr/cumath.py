@@ -1,0 +1,153 @@
+"""numpy-named element-wise math on GPUArrays (layer 6; PyCUDA's ``cumath``).
+
+Every function takes GPUArrays or scalars, broadcasts them by numpy's rules,
+promotes dtypes like the numpy ufunc of the same name (NEP 50: Python scalars
+are weak), and accepts ``out=`` (cast under ``same_kind``) and ``stream=``.
+Integer inputs of the transcendental functions give float64 (float16 for
+int8/uint8/bool... exactly as numpy's loops decide).
+"""
+
+import math
+
+import numpy as np
+
+from .gpuarray import _apply, _assign, _casting_error, _ufunc, absolute, \
+    asarray, power
+
+__all__ = [
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
+    "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1",
+    "log", "log2", "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
+    "absolute", "fabs", "sign", "floor", "ceil", "trunc", "rint", "fmod",
+    "hypot", "power", "minimum", "maximum", "fmin", "fmax", "clip", "where",
+    "isnan", "isinf", "isfinite", "conj", "conjugate", "angle", "if_positive",
+    "asin", "acos", "atan", "atan2", "sinh", "asinh", "acosh", "atanh",
+]
+
+sin = _ufunc("sin", 1, "Element-wise sine (numpy.sin).")
+cos = _ufunc("cos", 1, "Element-wise cosine (numpy.cos).")
+tan = _ufunc("tan", 1, "Element-wise tangent (numpy.tan).")
+arcsin = _ufunc("arcsin", 1, "Element-wise inverse sine (numpy.arcsin).")
+arccos = _ufunc("arccos", 1, "Element-wise inverse cosine (numpy.arccos).")
+arctan = _ufunc("arctan", 1, "Element-wise inverse tangent (numpy.arctan).")
+arctan2 = _ufunc("arctan2", 2, "Element-wise ``atan2(x1, x2)`` (numpy.arctan2).")
+sinh = _ufunc("sinh", 1, "Element-wise hyperbolic sine (numpy.sinh).")
+cosh = _ufunc("cosh", 1, "Element-wise hyperbolic cosine (numpy.cosh).")
+tanh = _ufunc("tanh", 1, "Element-wise hyperbolic tangent (numpy.tanh).")
+arcsinh = _ufunc("arcsinh", 1, "Element-wise inverse hyperbolic sine.")
+arccosh = _ufunc("arccosh", 1, "Element-wise inverse hyperbolic cosine.")
+arctanh = _ufunc("arctanh", 1, "Element-wise inverse hyperbolic tangent.")
+exp = _ufunc("exp", 1, "Element-wise ``e**x`` (numpy.exp).")
+exp2 = _ufunc("exp2", 1, "Element-wise ``2**x`` (numpy.exp2).")
+expm1 = _ufunc("expm1", 1, "Element-wise ``exp(x) - 1`` (numpy.expm1).")
+log = _ufunc("log", 1, "Element-wise natural logarithm (numpy.log).")
+log2 = _ufunc("log2", 1, "Element-wise base-2 logarithm (numpy.log2).")
+log10 = _ufunc("log10", 1, "Element-wise base-10 logarithm (numpy.log10).")
+log1p = _ufunc("log1p", 1, "Element-wise ``log(1 + x)`` (numpy.log1p).")
+sqrt = _ufunc("sqrt", 1, "Element-wise square root (numpy.sqrt).")
+cbrt = _ufunc("cbrt", 1, "Element-wise cube root (numpy.cbrt).")
+square = _ufunc("square", 1, "Element-wise ``x * x`` (numpy.square).")
+reciprocal = _ufunc("reciprocal", 1, "Element-wise ``1 / x`` (numpy.reciprocal).")
+fabs = _ufunc("fabs", 1, "Element-wise absolute value of reals (numpy.fabs).")
+sign = _ufunc("sign", 1, "Element-wise sign (numpy.sign).")
+floor = _ufunc("floor", 1, "Element-wise floor (numpy.floor).")
+ceil = _ufunc("ceil", 1, "Element-wise ceiling (numpy.ceil).")
+trunc = _ufunc("trunc", 1, "Element-wise truncation toward zero (numpy.trunc).")
+rint = _ufunc("rint", 1, "Element-wise round half to even (numpy.rint).")
+fmod = _ufunc("fmod", 2, "Element-wise C ``fmod`` (sign of x1; numpy.fmod).")
+hypot = _ufunc("hypot", 2, "Element-wise ``sqrt(x1**2 + x2**2)`` (numpy.hypot).")
+minimum = _ufunc("minimum", 2, "Element-wise minimum, NaN-propagating.")
+maximum = _ufunc("maximum", 2, "Element-wise maximum, NaN-propagating.")
+fmin = _ufunc("fmin", 2, "Element-wise minimum, ignoring NaN (numpy.fmin).")
+fmax = _ufunc("fmax", 2, "Element-wise maximum, ignoring NaN (numpy.fmax).")
+isnan = _ufunc("isnan", 1, "Element-wise NaN test (bool result).")
+isinf = _ufunc("isinf", 1, "Element-wise infinity test (bool result).")
+isfinite = _ufunc("isfinite", 1, "Element-wise finiteness test (bool result).")
+conjugate = _ufunc("conjugate", 1, "Element-wise complex conjugate.")
+conj = conjugate
+
+# C / PyCUDA spellings
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def angle(z, deg=False, out=None, stream=None):
+    """Argument of complex values (numpy.angle).
+
+    Parameters
+    ----------
+    z : GPUArray
+        Any supported dtype; real inputs give 0 or pi.
+    deg : bool
+        Return degrees instead of radians.
+    out : GPUArray, optional
+    stream : gpuarr.driver.Stream, optional
+
+    Returns
+    -------
+    GPUArray
+        Float dtype matching ``z``'s precision.
+    """
+    res = _apply("angle", (z,), None if deg else out, stream)
+    if deg:
+        res = _apply("multiply", (res, 180.0 / math.pi), out, stream)
+    return res
+
+
+def clip(a, a_min, a_max, out=None, stream=None):
+    """Limit values to ``[a_min, a_max]`` (numpy.clip).
+
+    Either bound may be None (then only the other applies); both None gives
+    a copy, as numpy 2.1+.
+
+    Raises
+    ------
+    TypeError, OverflowError, ValueError
+        As the underlying ``minimum``/``maximum`` resolution.
+    """
+    if a_min is None and a_max is None:
+        a = asarray(a)
+        if out is None:
+            return a.copy(stream=stream)
+        if out.dtype != a.dtype and not np.can_cast(a.dtype, out.dtype,
+                                                    "same_kind"):
+            raise _casting_error("clip", a.dtype, out.dtype)
+        _assign(out, a, stream)
+        return out
+    if a_min is None:
+        return _apply("minimum", (a, a_max), out, stream)
+    if a_max is None:
+        return _apply("maximum", (a, a_min), out, stream)
+    return _apply("clip", (a, a_min, a_max), out, stream)
+
+
+def where(condition, x=None, y=None, out=None, stream=None):
+    """``x`` where ``condition`` is true, else ``y`` (numpy.where).
+
+    The result dtype is the promotion of ``x`` and ``y``; ``condition`` is
+    tested for non-zero. All three broadcast together.
+
+    Raises
+    ------
+    NotImplementedError
+        For the one-argument form (``nonzero``).
+    ValueError
+        If only one of ``x`` and ``y`` is given.
+    """
+    if x is None and y is None:
+        raise NotImplementedError("where(condition) (nonzero) is not "
+                                  "supported on the GPU yet")
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return _apply("where", (condition, x, y), out, stream)
+
+
+def if_positive(criterion, then_, else_, out=None, stream=None):
+    """``then_`` where ``criterion > 0``, else ``else_`` (PyCUDA).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not broadcast together.
+    """
+    return _apply("if_positive", (criterion, then_, else_), out, stream)

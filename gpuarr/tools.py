@@ -1,0 +1,365 @@
+"""Memory pools for device and page-locked host memory (layer 2).
+
+:class:`DeviceMemoryPool` keeps freed device blocks in size bins so the next
+allocation of a similar size is one ``dict`` lookup and one ``list.pop``
+instead of a ``cuMemAlloc`` (which synchronizes the device on some drivers and
+costs microseconds). :class:`PageLockedMemoryPool` does the same for pinned
+host buffers. Both keep PyCUDA's method names (``allocate``, ``free_held``,
+``stop_holding``, ``held_blocks``, ``active_blocks``).
+
+Binning: sizes up to 512 bytes share one bin; above that a request is rounded
+up to the next multiple of a quarter of its power-of-two octave
+(``2**(e-3)`` for ``2**(e-1) < n <= 2**e``), so at most 25 % of a block
+is wasted while blocks of nearby sizes are still shared.
+"""
+
+import gc
+
+import numpy as np
+
+__all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
+           "PooledHostAllocation", "bin_size", "default_pool"]
+
+_MIN_BLOCK = 512
+_BIN_CACHE = {}
+
+
+def bin_size(nbytes):
+    """Return the block size a request of ``nbytes`` bytes is served from.
+
+    Parameters
+    ----------
+    nbytes : int
+        Requested size in bytes, ``>= 0``.
+
+    Returns
+    -------
+    int
+        ``512`` for requests up to 512 bytes; otherwise ``nbytes`` rounded up
+        to a multiple of ``2**(e-3)`` where ``2**(e-1) < nbytes <= 2**e``.
+
+    Raises
+    ------
+    ValueError
+        If ``nbytes`` is negative.
+    """
+    size = _BIN_CACHE.get(nbytes)
+    if size is not None:
+        return size
+    n = int(nbytes)
+    if n < 0:
+        raise ValueError("negative allocation size: %d" % n)
+    if n <= _MIN_BLOCK:
+        size = _MIN_BLOCK
+    else:
+        step = 1 << ((n - 1).bit_length() - 3)
+        size = (n + step - 1) // step * step
+    if len(_BIN_CACHE) < 65536:
+        _BIN_CACHE[nbytes] = size
+    return size
+
+
+def _driver():
+    from . import driver
+    return driver
+
+
+class PooledDeviceAllocation:
+    """A device block lent by a :class:`DeviceMemoryPool`.
+
+    ``int(block)`` (and ``block.ptr``) is the device address. The block goes
+    back to its pool when this object is garbage collected or :meth:`free`
+    is called, whichever happens first.
+
+    Attributes
+    ----------
+    ptr : int
+        Device address.
+    size : int
+        Size of the block in bytes (the binned size, ``>=`` the request).
+    """
+
+    __slots__ = ("ptr", "size", "_raw", "_pool")
+
+    def __init__(self, pool, raw, size):
+        self._pool = pool
+        self._raw = raw
+        self.size = size
+        self.ptr = int(raw)
+
+    def __int__(self):
+        return self.ptr
+
+    __index__ = __int__
+
+    def __repr__(self):
+        return "<PooledDeviceAllocation 0x%x, %d bytes>" % (self.ptr, self.size)
+
+    def free(self):
+        """Return the block to its pool now (idempotent)."""
+        raw = self._raw
+        if raw is not None:
+            self._raw = None
+            self._pool._give_back(raw, self.size)
+
+    release = free
+
+    def __del__(self):
+        raw = self._raw
+        if raw is not None:
+            self._raw = None
+            try:
+                self._pool._give_back(raw, self.size)
+            except Exception:  # destructors never raise (interpreter shutdown)
+                pass
+
+
+class DeviceMemoryPool:
+    """Size-binned pool of device memory (PyCUDA's ``DeviceMemoryPool``).
+
+    Parameters
+    ----------
+    allocator : callable, optional
+        ``allocator(nbytes) -> allocation`` with ``int(allocation)`` the
+        address and ``allocation.free()``; default :func:`gpuarr.driver.mem_alloc`.
+
+    Notes
+    -----
+    Blocks are bound to the context that was current when they were first
+    allocated; use one pool per context (:func:`default_pool` does). A pool is
+    not thread safe beyond what the GIL gives to ``list.append``/``pop``.
+    """
+
+    def __init__(self, allocator=None):
+        self._allocator = allocator
+        self._bins = {}
+        self._held = 0
+        self.active_blocks = 0
+        self._holding = True
+
+    @property
+    def held_blocks(self):
+        """Number of free blocks kept by the pool for reuse."""
+        return self._held
+
+    def allocate(self, nbytes):
+        """Return a block of at least ``nbytes`` bytes.
+
+        Parameters
+        ----------
+        nbytes : int
+            Requested size in bytes.
+
+        Returns
+        -------
+        PooledDeviceAllocation
+
+        Raises
+        ------
+        gpuarr.driver.MemoryError
+            If the device is out of memory even after the pool gave back every
+            block it held and a garbage collection ran.
+        """
+        size = _BIN_CACHE.get(nbytes) or bin_size(nbytes)
+        lst = self._bins.get(size)
+        if lst:
+            raw = lst.pop()
+            self._held -= 1
+        else:
+            raw = self._fresh(size)
+        self.active_blocks += 1
+        return PooledDeviceAllocation(self, raw, size)
+
+    __call__ = allocate
+
+    def _fresh(self, size):
+        alloc = self._allocator
+        if alloc is None:
+            alloc = self._allocator = _driver().mem_alloc
+        try:
+            return alloc(size)
+        except MemoryError:  # gpuarr.driver.MemoryError derives from it
+            pass
+        self.free_held()
+        try:
+            return alloc(size)
+        except MemoryError:
+            pass
+        gc.collect()
+        self.free_held()
+        return alloc(size)
+
+    def _give_back(self, raw, size):
+        self.active_blocks -= 1
+        if self._holding:
+            lst = self._bins.get(size)
+            if lst is None:
+                self._bins[size] = [raw]
+            else:
+                lst.append(raw)
+            self._held += 1
+        else:
+            raw.free()
+
+    def free_held(self):
+        """Give every block the pool holds back to the driver."""
+        bins = self._bins
+        self._bins = {}
+        self._held = 0
+        for lst in bins.values():
+            for raw in lst:
+                try:
+                    raw.free()
+                except Exception:
+                    pass
+
+    def stop_holding(self):
+        """Free held blocks and free future returned blocks immediately."""
+        self._holding = False
+        self.free_held()
+
+    def __repr__(self):
+        return "<DeviceMemoryPool active=%d held=%d>" % (self.active_blocks,
+                                                         self._held)
+
+
+_POOLS = {}
+
+
+def default_pool():
+    """Return the :class:`DeviceMemoryPool` of the current context.
+
+    One pool is created per context, lazily.
+
+    Raises
+    ------
+    gpuarr.driver.LogicError
+        If no context is current.
+    """
+    drv = _driver()
+    ctx = drv.Context.get_current()
+    pool = _POOLS.get(ctx)
+    if pool is None:
+        if ctx is None:
+            # let the driver raise its own "no current context" error
+            drv.mem_alloc(1)
+            raise drv.LogicError("no current CUDA context")
+        pool = _POOLS[ctx] = DeviceMemoryPool()
+    return pool
+
+
+class PooledHostAllocation:
+    """Owner of a pinned host block lent by a :class:`PageLockedMemoryPool`.
+
+    Arrays returned by :meth:`PageLockedMemoryPool.allocate` keep this object
+    as their ``base``; the block returns to the pool when the last such array
+    dies.
+    """
+
+    __slots__ = ("_raw", "_pool", "size", "__array_interface__")
+
+    def __init__(self, pool, raw, size, shape, dtype, strides):
+        self._pool = pool
+        self._raw = raw
+        self.size = size
+        self.__array_interface__ = {
+            "shape": shape, "typestr": dtype.str, "version": 3,
+            "data": (raw.__array_interface__["data"][0], False),
+            "strides": strides}
+
+    def __del__(self):
+        raw = self._raw
+        if raw is not None:
+            self._raw = None
+            try:
+                self._pool._give_back(raw, self.size)
+            except Exception:
+                pass
+
+
+class PageLockedMemoryPool:
+    """Size-binned pool of page-locked host memory.
+
+    Parameters
+    ----------
+    allocator : callable, optional
+        ``allocator(shape, dtype) -> numpy.ndarray`` of pinned memory; default
+        :func:`gpuarr.driver.pagelocked_empty`.
+    """
+
+    def __init__(self, allocator=None):
+        self._allocator = allocator
+        self._bins = {}
+        self._held = 0
+        self.active_blocks = 0
+        self._holding = True
+
+    @property
+    def held_blocks(self):
+        """Number of free blocks kept by the pool for reuse."""
+        return self._held
+
+    def allocate(self, shape, dtype, order="C"):
+        """Return a pinned ``numpy.ndarray`` of ``shape`` and ``dtype``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+        dtype : dtype-like
+        order : {'C', 'F'}
+
+        Returns
+        -------
+        numpy.ndarray
+            Its memory returns to the pool when the array (and every view of
+            it) is gone.
+        """
+        dtype = np.dtype(dtype)
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+        if any(n < 0 for n in shape):
+            raise ValueError("negative dimensions are not allowed")
+        if order not in ("C", "F"):
+            raise ValueError("order must be 'C' or 'F'")
+        nbytes = dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        size = bin_size(nbytes)
+        lst = self._bins.get(size)
+        if lst:
+            raw = lst.pop()
+            self._held -= 1
+        else:
+            alloc = self._allocator
+            if alloc is None:
+                alloc = self._allocator = _driver().pagelocked_empty
+            try:
+                raw = alloc((size,), np.uint8)
+            except MemoryError:
+                self.free_held()
+                raw = alloc((size,), np.uint8)
+        self.active_blocks += 1
+        strides = None
+        if order == "F" and len(shape) > 1:
+            strides, s = [], dtype.itemsize
+            for n in shape:
+                strides.append(s)
+                s *= max(n, 1)
+            strides = tuple(strides)
+        owner = PooledHostAllocation(self, raw, size, shape, dtype, strides)
+        return np.asarray(owner)
+
+    def _give_back(self, raw, size):
+        self.active_blocks -= 1
+        if self._holding:
+            self._bins.setdefault(size, []).append(raw)
+            self._held += 1
+
+    def free_held(self):
+        """Drop every held block (the pinned memory is freed with it)."""
+        self._bins = {}
+        self._held = 0
+
+    def stop_holding(self):
+        """Free held blocks and stop keeping returned ones."""
+        self._holding = False
+        self.free_held()
