@@ -353,6 +353,10 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
+def _fmt(shape):
+    return str(tuple(shape)).replace(" ", "")[1:-1]
+
+
 def broadcast_strides(shape, strides, to_shape):
     """Strides of an array of ``shape``/``strides`` broadcast to ``to_shape``.
 
@@ -393,7 +397,7 @@ def broadcast_strides(shape, strides, to_shape):
             raise ValueError(
                 "operands could not be broadcast together with remapped "
                 "shapes [original->remapped]: (%s)  and requested shape (%s)"
-                % (",".join(map(str, shape)), ",".join(map(str, to_shape))))
+                % (_fmt(shape), _fmt(to_shape)))
     return tuple(out)
 
 

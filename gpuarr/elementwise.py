@@ -106,14 +106,23 @@ def _resolve_tokens(op, tokens):
 
 def _check_values(op, operands, loop_in):
     """Value-dependent errors numpy raises: OverflowError, negative powers."""
-    for x, dt in zip(operands, loop_in):
-        if type(x) is int and not (op.name in COMPARISONS and dt.kind in "iu"):
+    for k, (x, dt) in enumerate(zip(operands, loop_in)):
+        if type(x) is int and not _exact_compare(op, operands, k):
             _dtypes.check_scalar(x, dt)
     if op.name == "power" and loop_in[0].kind in "iu":
         e = operands[1]
         if (type(e) is int or isinstance(e, np.integer)) and e < 0:
             raise ValueError("Integers to negative integer powers are not "
                              "allowed.")
+
+
+def _exact_compare(op, operands, k):
+    """Whether numpy 2 compares Python int operand ``k`` exactly (no
+    OverflowError): a comparison against an integer array or scalar."""
+    if op.name not in COMPARISONS or len(operands) != 2:
+        return False
+    other = _dtypes.scalar_token(operands[1 - k])
+    return isinstance(other, np.dtype) and other.kind in "iu"
 
 
 def resolve(op, *operands):
@@ -604,7 +613,7 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
                 if type(x) is int and dt.kind in "iu":
                     lo, hi = _dtypes.int_bounds(dt)
                     if x < lo or x > hi:
-                        if opobj.name in COMPARISONS:
+                        if _exact_compare(opobj, inputs, len(args) - len(outputs)):
                             return _compare_out_of_range(
                                 opobj, outputs, inputs, x, lo, hi, stream)
                         _dtypes.check_scalar(x, dt)
