@@ -46,7 +46,9 @@ def _sha256_constructor():
     mod = sys.modules.get("hashlib")
     if mod is not None:
         return mod.sha256
-    for name in ("_sha2", "_sha256"):  # built into CPython; _sha2 from 3.12
+    # Built into CPython: _sha256 up to 3.11, _sha2 from 3.12.
+    names = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
+    for name in names:
         try:
             return __import__(name).sha256
         except ImportError:
