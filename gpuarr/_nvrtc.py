@@ -32,7 +32,7 @@ from . import _config
 from ._errors import RuntimeError as _GpuarrRuntimeError
 
 __all__ = ["CompilerNotFoundError", "NVRTC", "candidates", "find_library",
-           "load", "reset", "INSTALL_HINT"]
+           "load", "preload", "reset", "INSTALL_HINT"]
 
 #: What to tell a user who has no compiler at all.
 INSTALL_HINT = ("install NVRTC with `pip install gpuarr[nvrtc]` (the "
@@ -453,3 +453,33 @@ def load(path):
                 ) from exc
             _loaded[path] = lib
     return lib
+
+
+def preload():
+    """Start loading NVRTC in a background thread, if not loaded yet.
+
+    Loading the library takes ~10 ms of ``dlopen``; a caller that knows a
+    compile is coming (``gpuarr.autoinit``, while the driver creates its
+    context) can overlap that with other work. Nothing is raised here:
+    a missing or broken NVRTC is reported by the compile that needs it.
+
+    Returns
+    -------
+    threading.Thread or None
+        The daemon thread doing the work, or None when there was none to do.
+    """
+    if _config.settings.compiler == "nvcc" or _loaded:
+        return None
+
+    def work():
+        try:
+            path = find_library()
+            if path is not None:
+                load(path)
+        except Exception:  # reported later, by the compile that needs NVRTC
+            pass
+
+    thread = threading.Thread(target=work, name="gpuarr-nvrtc-preload",
+                              daemon=True)
+    thread.start()
+    return thread

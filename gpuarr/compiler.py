@@ -778,6 +778,11 @@ class SourceModule:
                 pass
         return self
 
+    def __init__(self, *args, **kwargs):
+        # All the work is in __new__ (a cache hit returns an existing object);
+        # this accepts the arguments so subclasses may call super().__init__.
+        pass
+
     def _load(self, drv, ctx, source, nvcc, options, keep, no_extern_c, arch,
               code, cache_dir, include_dirs):
         fallback = arch is None and code is None and not _has_arch_option(options)

@@ -378,6 +378,21 @@ def test_gpuarr_nvrtc_comes_first(monkeypatch, tmp_path):
     assert _nvrtc.find_library() == str(lib)
 
 
+@needs_nvrtc
+def test_preload():
+    code = ("from gpuarr import _nvrtc\n"
+            "t = _nvrtc.preload()\n"
+            "t.join()\n"
+            "print(bool(_nvrtc._loaded), _nvrtc.preload())\n")
+    assert _fresh(code).splitlines()[-1] == "True None"
+
+
+def test_preload_skipped_for_nvcc(monkeypatch):
+    monkeypatch.setenv("GPUARR_COMPILER", "nvcc")
+    _config.reload()
+    assert _nvrtc.preload() is None
+
+
 def test_identity_follows_stat(tmp_path):
     lib = tmp_path / "libnvrtc.so.13"
     lib.write_bytes(b"x" * 10)
