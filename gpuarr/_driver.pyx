@@ -1450,18 +1450,21 @@ cdef Function _new_function(Module mod, CUfunction f, str name):
 cdef int _dims3(object t, unsigned int* out, str what) except -1:
     cdef Py_ssize_t n, k
     out[0] = out[1] = out[2] = 1
-    if t is None:
-        raise ValueError("%s must be given, as a tuple of 1 to 3 positive ints" % what)
-    if isinstance(t, (int, np.integer)):
-        t = (t,)
-    n = len(t)
+    if type(t) is not tuple:
+        if t is None:
+            raise ValueError("%s must be given, as a tuple of 1 to 3 positive ints" % what)
+        if isinstance(t, (int, np.integer)):
+            t = (t,)
+        else:
+            t = tuple(t)
+    n = len(<tuple>t)
     if n < 1 or n > 3:
         raise ValueError("%s must have 1 to 3 entries, got %r" % (what, t))
-    for k in range(n):
-        v = t[k]
-        if v < 0 or v > 0xFFFFFFFF:
-            raise ValueError("%s entries must be non-negative 32-bit ints, got %r" % (what, t))
-        out[k] = <unsigned int>v
+    try:
+        for k in range(n):
+            out[k] = (<tuple>t)[k]
+    except (OverflowError, TypeError):
+        raise ValueError("%s entries must be non-negative 32-bit ints, got %r" % (what, t)) from None
     return 0
 
 
@@ -1729,7 +1732,8 @@ cdef class Function:
                     memcpy(dst, &dp, 8)
                 elif kind == b'i':
                     iv = arg
-                    if size < 8 and not (-(1 << (8 * size - 1)) <= iv < (1 << (8 * size - 1))):
+                    if size < 8 and not (-((<int64_t>1) << (8 * size - 1)) <= iv
+                                         < ((<int64_t>1) << (8 * size - 1))):
                         raise OverflowError("%s: %d does not fit in a %d-byte signed int"
                                             % (self._argname(k), iv, size))
                     memcpy(dst, &iv, size)
@@ -1738,7 +1742,7 @@ cdef class Function:
                         raise OverflowError("%s: %d does not fit in an unsigned int"
                                             % (self._argname(k), arg))
                     uv = arg
-                    if size < 8 and uv >= (1ULL << (8 * size)):
+                    if size < 8 and uv >= ((<uint64_t>1) << (8 * size)):
                         raise OverflowError("%s: %d does not fit in a %d-byte unsigned int"
                                             % (self._argname(k), uv, size))
                     memcpy(dst, &uv, size)

@@ -385,7 +385,7 @@ def test_module_from_buffer_and_file(drv, target, tmp_path):
         x = rng().standard_normal(n, dtype=np.float32)
         y = np.full(n, 2, np.float32)
         f(drv.InOut(y), drv.In(x), np.float32(3), np.int32(n), block=(128, 1, 1))
-        np.testing.assert_allclose(y, 3 * x + 2, rtol=1e-6)
+        np.testing.assert_allclose(y, 3 * x + 2, rtol=1e-6, atol=1e-6)
         with pytest.raises(drv.LogicError) as info:
             m.get_function("no_such_kernel")
         assert info.value.name == "CUDA_ERROR_NOT_FOUND"

@@ -1,0 +1,34 @@
+"""Run every benchmark in one process and print one table.
+
+Usage: ``python benchmarks/run.py [name ...]`` where names select modules
+(``launch``, ``compile``, ...); with none, all run. On the GPU machine:
+``bash .dev/gpu.sh python3 benchmarks/run.py``.
+"""
+import importlib
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from common import print_table  # noqa: E402
+
+MODULES = ["launch", "compile", "elementwise", "reduction"]
+
+
+def main(names):
+    for name in names or MODULES:
+        path = os.path.join(HERE, "bench_%s.py" % name)
+        if not os.path.exists(path):
+            continue
+        print("== %s" % name, flush=True)
+        try:
+            importlib.import_module("bench_%s" % name).run()
+        except Exception:
+            traceback.print_exc()
+    print_table()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
