@@ -1370,19 +1370,6 @@ def _resolve(op, operands):
     return res
 
 
-def _compare_out_of_range(op, value, dtype):
-    """numpy 2's answer for ``int array <op> Python int outside its range``."""
-    info = np.iinfo(dtype)
-    above = value > info.max
-    if op == "equal":
-        return False
-    if op == "not_equal":
-        return True
-    if op in ("less", "less_equal"):
-        return above
-    return not above
-
-
 def _apply(op, args, out=None, stream=None, casting="same_kind"):
     """Run ``op`` on ``args`` with numpy's promotion, broadcasting and casting.
 
@@ -1420,27 +1407,11 @@ def _apply(op, args, out=None, stream=None, casting="same_kind"):
             shape = out.shape
         if out.dtype != res_dt and not np.can_cast(res_dt, out.dtype, casting):
             raise _casting_error(op, res_dt, out.dtype)
-    # convert scalars to their loop dtype (OverflowError like numpy)
-    inputs = []
-    const = None
-    for x, dt in zip(ops, loop):
-        if type(x) is GPUArray:
-            inputs.append(x)
-            continue
-        try:
-            inputs.append(dt.type(x))
-        except OverflowError:
-            if op in _COMPARISONS and type(x) is int and dt.kind in "iu":
-                const = _compare_out_of_range(op, x, dt) if x is ops[1] else \
-                    _compare_out_of_range(_SWAPPED[op], x, dt)
-                inputs.append(dt.type(0))
-            else:
-                raise
-    if op == "power" and loop[1].kind in "iu" and type(ops[1]) is not GPUArray \
-            and inputs[1] < 0:
-        raise ValueError("Integers to negative integer powers are not allowed.")
+    # scalars go to run_elementwise as they are: it converts them to the
+    # loop dtype with numpy's range checks (OverflowError; exact comparisons
+    # of integer arrays with out-of-range Python ints)
+    inputs = ops
     if out is None:
-        order = "C"
         arrays = [x for x in ops if type(x) is GPUArray]
         if arrays and all(a._f and not a._c for a in arrays) \
                 and all(a.shape == shape for a in arrays):
@@ -1454,22 +1425,14 @@ def _apply(op, args, out=None, stream=None, casting="same_kind"):
                     x.ptr == out.ptr and x.strides == out.strides
                     and x.shape == out.shape):
                 inputs[i] = x.copy(stream=stream)
-    if const is not None:
-        _fill(out, const, stream)
-        return out
-    if not out.size:
-        return out
+    # size 0 still goes to run_elementwise: it launches nothing but raises
+    # numpy's value errors (uint8 + 300)
     for i, x in enumerate(inputs):
         if type(x) is GPUArray and x.shape != shape:
             inputs[i] = _broadcast_view(x, shape)
     _elementwise().run_elementwise(op, [out], inputs, loop_dtypes=loop,
                                    stream=stream)
     return out
-
-
-_SWAPPED = {"equal": "equal", "not_equal": "not_equal", "less": "greater",
-            "less_equal": "greater_equal", "greater": "less",
-            "greater_equal": "less_equal"}
 
 
 def _overlaps(a, b):

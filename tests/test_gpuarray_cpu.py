@@ -588,23 +588,6 @@ def test_operators_with_unknown_types_defer():
         g @ g
 
 
-def test_out_of_range_comparison_answers():
-    f = ga._compare_out_of_range
-    assert f("less", 300, np.dtype(np.uint8)) is True
-    assert f("greater", 300, np.dtype(np.uint8)) is False
-    assert f("less", -1, np.dtype(np.uint8)) is False
-    assert f("greater_equal", -1, np.dtype(np.uint8)) is True
-    assert f("equal", -1, np.dtype(np.uint8)) is False
-    assert f("not_equal", 2 ** 70, np.dtype(np.int64)) is True
-    a = np.arange(5, dtype=np.uint8)
-    for op in ga._COMPARISONS:
-        for v in (300, -1):
-            want = getattr(np, op)(a, v)
-            assert (want == f(op, v, a.dtype)).all(), (op, v)
-            want = getattr(np, op)(v, a)
-            assert (want == f(ga._SWAPPED[op], v, a.dtype)).all(), (op, v)
-
-
 def test_casting_error_is_numpy_like():
     e = ga._casting_error("add", np.dtype(np.float64), np.dtype(np.int64))
     assert isinstance(e, TypeError)

@@ -1,0 +1,179 @@
+"""Interop with CuPy and PyTorch: CUDA Array Interface and DLPack, both ways,
+zero-copy, with lifetimes that outlive the other side's Python object."""
+import gc
+
+import numpy as np
+import pytest
+
+import gpuarr
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _ctx(context):
+    yield
+
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64,
+          np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+def sample(dtype, shape=(6, 8)):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-9, 9, shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.uniform(-9, 9, shape)
+    if np.dtype(dtype).kind == "b":
+        x = x > 0
+    return x.astype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# CuPy
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cupy_consumes_gpuarray_through_cai(dtype):
+    cp = pytest.importorskip("cupy")
+    h = sample(dtype)
+    d = gpuarr.to_gpu(h)
+    for view, hv in [(d, h), (d[::-1, 1::2], h[::-1, 1::2]), (d.T, h.T)]:
+        c = cp.asarray(view)
+        assert c.data.ptr == view.ptr  # zero copy
+        np.testing.assert_array_equal(cp.asnumpy(c), hv)
+    c = cp.asarray(d)
+    c[0, 0] = c[1, 1]
+    assert d[0, 0].get() == h[1, 1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gpuarray_consumes_cupy(dtype):
+    cp = pytest.importorskip("cupy")
+    h = sample(dtype)
+    c = cp.asarray(h)
+    for cv, hv in [(c, h), (c[::2, ::-3], h[::2, ::-3]), (c.T, h.T)]:
+        g = gpuarr.asarray(cv)
+        assert g.ptr == cv.data.ptr
+        np.testing.assert_array_equal(g.get(), hv)
+    g = gpuarr.asarray(c)
+    g[1] = g[0]
+    np.testing.assert_array_equal(cp.asnumpy(c)[1], h[0])
+    del c
+    gc.collect()
+    np.testing.assert_array_equal(g.get()[0], h[0])  # base keeps it alive
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dlpack_with_cupy(dtype):
+    cp = pytest.importorskip("cupy")
+    h = sample(dtype)
+    d = gpuarr.to_gpu(h)
+    c = cp.from_dlpack(d)
+    assert c.data.ptr == d.ptr
+    np.testing.assert_array_equal(cp.asnumpy(c), h)
+    c2 = cp.from_dlpack(d[::-1, ::2]) if hasattr(cp, "from_dlpack") else None
+    np.testing.assert_array_equal(cp.asnumpy(c2), h[::-1, ::2])
+    back = gpuarr.from_dlpack(cp.asarray(h)[:, 1::3])
+    np.testing.assert_array_equal(back.get(), h[:, 1::3])
+    src = cp.asarray(h)
+    g = gpuarr.from_dlpack(src)
+    assert g.ptr == src.data.ptr
+    del src
+    gc.collect()
+    np.testing.assert_array_equal(g.get(), h)
+    del d
+    gc.collect()
+    np.testing.assert_array_equal(cp.asnumpy(c), h)  # capsule keeps d alive
+
+
+def test_cupy_stream_work_is_visible():
+    cp = pytest.importorskip("cupy")
+    with cp.cuda.Stream(non_blocking=True):
+        c = cp.arange(1 << 20, dtype=cp.float32) * 2
+        g = gpuarr.asarray(c)  # CAI names cupy's stream: we synchronize
+        np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 2)
+
+
+# ---------------------------------------------------------------------------
+# PyTorch
+
+TORCH_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64,
+                np.float16, np.float32, np.float64, np.complex64, np.complex128]
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES)
+def test_torch_round_trip_dlpack(dtype):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    h = sample(dtype)
+    d = gpuarr.to_gpu(h)
+    t = torch.from_dlpack(d)
+    assert t.data_ptr() == d.ptr and t.is_cuda
+    np.testing.assert_array_equal(t.cpu().numpy(), h)
+    tt = torch.from_dlpack(d.T)
+    np.testing.assert_array_equal(tt.cpu().numpy(), h.T)
+    t2 = torch.as_tensor(h, device="cuda")[:, ::2]
+    g = gpuarr.from_dlpack(t2)
+    assert g.ptr == t2.data_ptr()
+    np.testing.assert_array_equal(g.get(), h[:, ::2])
+    del t2
+    gc.collect()
+    np.testing.assert_array_equal(g.get(), h[:, ::2])
+    t[0, 0] = t[1, 1]
+    torch.cuda.synchronize()
+    assert d[0, 0].get() == h[1, 1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64, np.bool_])
+def test_torch_cai_both_ways(dtype):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    h = sample(dtype)
+    d = gpuarr.to_gpu(h)
+    t = torch.as_tensor(d, device="cuda")  # through __cuda_array_interface__
+    assert t.data_ptr() == d.ptr
+    np.testing.assert_array_equal(t.cpu().numpy(), h)
+    src = torch.as_tensor(h, device="cuda").T
+    g = gpuarr.asarray(src)
+    assert g.ptr == src.data_ptr()
+    np.testing.assert_array_equal(g.get(), h.T)
+
+
+def test_torch_side_stream():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        t = torch.arange(1 << 20, device="cuda", dtype=torch.float32) * 3
+        g = gpuarr.from_dlpack(t)
+        np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 3)
+    d = gpuarr.to_gpu(np.arange(10.0))
+    with torch.cuda.stream(s):
+        t = torch.from_dlpack(d)  # torch passes its stream; we synchronize
+        np.testing.assert_array_equal((t + 1).cpu().numpy(), np.arange(10.0) + 1)
+
+
+def test_dlpack_device_and_copy():
+    d = gpuarr.to_gpu(np.arange(5.0))
+    dev_type, dev_id = d.__dlpack_device__()
+    assert dev_type == 2 and dev_id == 0
+    cap = d.__dlpack__(copy=True)
+    g = gpuarr.from_dlpack(cap)
+    assert g.ptr != d.ptr
+    np.testing.assert_array_equal(g.get(), np.arange(5.0))
+    with pytest.raises(BufferError):
+        d.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(BufferError):
+        gpuarr.from_dlpack(np.arange(3.0))  # host data: not zero-copy
+
+
+def test_asarray_of_numpy_copies():
+    h = np.arange(12.0).reshape(3, 4)[:, ::-1]
+    g = gpuarr.asarray(h)
+    np.testing.assert_array_equal(g.get(), h)
+    g2 = gpuarr.asarray(h, dtype=np.float32)
+    assert g2.dtype == np.float32
+    assert gpuarr.asarray(g) is g
