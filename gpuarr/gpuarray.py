@@ -1353,7 +1353,10 @@ def _key(x):
 
 
 def _resolve(op, operands):
-    key = (op,) + tuple(_key(x) for x in operands)
+    key = [op]
+    for x in operands:
+        key.append(_key(x))
+    key = tuple(key)
     res = _RESOLVED.get(key)
     if res is None:
         try:
@@ -1376,6 +1379,10 @@ def _apply(op, args, out=None, stream=None, casting="same_kind"):
     Returns the output array (``out`` if given). Raises TypeError /
     OverflowError / ValueError before any launch for bad operands.
     """
+    if out is None:
+        res = _fast(op, args, stream)
+        if res is not None:
+            return res
     ops = []
     for x in args:
         ops.append(_as_operand(x))
@@ -1435,6 +1442,36 @@ def _apply(op, args, out=None, stream=None, casting="same_kind"):
     return out
 
 
+def _fast(op, args, stream):
+    """Fast path: C-contiguous GPUArrays of one shape and weak Python scalars
+    whose resolution is cached; None when it does not apply."""
+    shape = None
+    key = [op]
+    for x in args:
+        t = type(x)
+        if t is GPUArray:
+            if not x._c:
+                return None
+            if shape is None:
+                shape = x.shape
+            elif x.shape != shape:
+                return None
+            key.append(x.dtype)
+        elif t in _WEAK:
+            key.append(t)
+        else:
+            return None
+    if shape is None:
+        return None
+    res = _RESOLVED.get(tuple(key))
+    if res is None or _EW is None:
+        return None
+    out = _empty_c(shape, res[1][0])
+    _EW.run_elementwise(op, [out], args if type(args) is list else list(args),
+                        loop_dtypes=res[0], stream=stream)
+    return out
+
+
 def _overlaps(a, b):
     alo, ahi = _extent(a.shape, a.strides, a.dtype.itemsize)
     blo, bhi = _extent(b.shape, b.strides, b.dtype.itemsize)
@@ -1461,6 +1498,9 @@ def _same_binary(op, a, b):
 
 
 def _binop(op, a, b):
+    res = _fast(op, [a, b], None)
+    if res is not None:
+        return res
     try:
         return _apply(op, (a, b))
     except _Unsupported:
