@@ -246,6 +246,7 @@ def _apply_function(op, in_dts, scalar, loop_in, op_out, out_dts):
             args.append((_dtypes.ctype(dt), "a%d" % k))
             src = convert(load_expr("a%d" % k, dt), dt, ldt)
         body.append("const %s x%d = %s;" % (_dtypes.reg_ctype(ldt), k, src))
+        body.append("(void)x%d;" % k)
         xs.append("x%d" % k)
     expr = op_expression(op, loop_in, xs)
     rdt = op_out[0]
@@ -399,6 +400,12 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         isz_c = max_isz
         unroll = max(2, min(8, 64 // (vec * isz_c)))
         while unroll > 1 and inner < _BLOCK * unroll * vec:
+            unroll //= 2
+        # mid-sized arrays: fewer elements per thread, more blocks in flight
+        total = 1
+        for n in mshape:
+            total *= n
+        while unroll > 1 and total < nsm * 8 * _BLOCK * unroll * vec:
             unroll //= 2
         chunk = _BLOCK * unroll * vec
         if ndim == 1 or inner * 2 >= chunk:

@@ -1,0 +1,279 @@
+"""CPU tests of gpuarr.elementwise: resolution of the special ops,
+ElementwiseKernel argument parsing and every error it raises before a
+launch, and run_elementwise's launch flow against a recording fake."""
+import numpy as np
+import pytest
+
+from gpuarr import elementwise as ew
+from gpuarr.elementwise import (ElementwiseKernel, ScalarArg, VectorArg,
+                                resolve)
+
+
+class FakeArray:
+    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape)
+        if strides is None:
+            strides, acc = [], self.dtype.itemsize
+            for n in reversed(self.shape):
+                strides.insert(0, acc)
+                acc *= n
+        self.strides = tuple(strides)
+        self.ptr = ptr
+
+
+class FakeFunction:
+    def __init__(self):
+        self.calls = []
+
+    def prepared_async_call(self, grid, block, stream, *args):
+        self.calls.append((grid, block, stream, args))
+
+
+@pytest.fixture
+def fake_launch(monkeypatch):
+    """run_elementwise without a GPU: kernels are 'compiled' to recorders."""
+    state = ({}, {}, 132)
+    fns = []
+
+    def compile_(kernels, kkey, source, name, chars, options=None):
+        fn = FakeFunction()
+        fn.source, fn.chars = source, chars
+        kernels[kkey] = (fn, None)
+        fns.append(fn)
+        return fn
+    monkeypatch.setattr(ew, "_ctx_state", lambda: state)
+    monkeypatch.setattr(ew, "_compile", compile_)
+    return fns
+
+
+# ---------------------------------------------------------------- resolve
+
+def test_resolve_special_ops():
+    f4, f8, i4 = np.dtype("f4"), np.dtype("f8"), np.dtype("i4")
+    b = np.dtype(bool)
+    assert resolve("copy", f4) == ((f4,), (f4,))
+    assert resolve("where", b, f4, i4) == ((b, f8, f8), (f8,))
+    assert resolve("where", b, f4, 2.0) == ((b, f4, f4), (f4,))
+    assert resolve("if_positive", i4, f4, f4) == ((i4, f4, f4), (f4,))
+    assert resolve("clip", f4, 0, 1) == ((f4, f4, f4), (f4,))
+    assert resolve("angle", np.dtype("c8")) == ((np.dtype("c8"),), (f4,))
+    assert resolve("angle", f4)[1] == (f4,)
+    assert resolve("angle", i4)[1] == (f8,)
+    assert resolve("divide", i4, i4)[1] == (f8,)
+    assert resolve("abs", np.dtype("c16"))[1] == (f8,)
+
+
+def test_resolve_errors():
+    with pytest.raises(TypeError):
+        resolve("subtract", np.dtype(bool), np.dtype(bool))
+    with pytest.raises(TypeError):
+        resolve("negative", np.dtype(bool))
+    with pytest.raises(OverflowError):
+        resolve("add", np.dtype("u1"), 300)
+    with pytest.raises(OverflowError):
+        resolve("add", np.dtype("i8"), 2 ** 64)
+    resolve("less", np.dtype("u1"), 300)          # numpy 2 compares exactly
+    with pytest.raises(ValueError, match="negative integer powers"):
+        resolve("power", np.dtype("i4"), -1)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        resolve("power", np.dtype("i4"), np.int32(-2))
+    resolve("power", np.dtype("f4"), -1)
+    with pytest.raises(TypeError, match="no GPU implementation"):
+        resolve("sin", np.dtype("c8"))
+    with pytest.raises(TypeError):
+        resolve("if_positive", np.dtype("c8"), np.dtype("f4"), np.dtype("f4"))
+    with pytest.raises(ValueError, match="unknown"):
+        resolve("frobnicate", np.dtype("f4"))
+    with pytest.raises(TypeError):
+        resolve("add", np.dtype("f4"))
+    with pytest.raises(TypeError):
+        resolve("add", np.dtype("U3"), np.dtype("U3"))
+
+
+# ------------------------------------------------------- run_elementwise
+
+def test_run_elementwise_contiguous_flow(fake_launch):
+    n = 1 << 24
+    out, a, b = (FakeArray("f4", (n,), ptr=p) for p in (1 << 30, 2 << 30, 3 << 30))
+    ew.run_elementwise("add", [out], [a, b])
+    ew.run_elementwise("add", [out], [a, b])
+    assert len(fake_launch) == 1                      # compiled once
+    calls = fake_launch[0].calls
+    assert len(calls) == 2
+    grid, block, stream, args = calls[0]
+    assert args[:3] == (1 << 30, 2 << 30, 3 << 30)
+    assert block == (256, 1, 1) and grid == (132 * 8, 1, 1)
+    assert fake_launch[0].chars == "PPPiii"
+    assert "ld" not in fake_launch[0].chars
+    assert "ga_vec<float, 4>" in fake_launch[0].source
+
+
+def test_run_elementwise_scalars_and_errors(fake_launch):
+    a = FakeArray("u1", (100,))
+    out = FakeArray("u1", (100,))
+    ew.run_elementwise("add", [out], [a, 3])
+    args = fake_launch[-1].calls[-1][3]
+    assert args[2] == np.uint8(3) and isinstance(args[2], np.uint8)
+    with pytest.raises(OverflowError):
+        ew.run_elementwise("add", [out], [a, 300])
+    # float16 scalars travel as float32
+    h = FakeArray("f2", (10,))
+    ew.run_elementwise("multiply", [h], [h, 2.5])
+    assert isinstance(fake_launch[-1].calls[-1][3][2], np.float32)
+    # comparisons with out-of-range ints become constant fills
+    bo = FakeArray(bool, (100,))
+    def fill_args():
+        fill = [f for f in fake_launch if "gpuarr_rows_fill" in f.source]
+        return fill[-1].calls[-1][3]
+    ew.run_elementwise("less", [bo], [a, 300])
+    assert fill_args()[1] == np.bool_(True)
+    ew.run_elementwise("less", [bo], [300, a])
+    assert fill_args()[1] == np.bool_(False)
+    ew.run_elementwise("not_equal", [bo], [a, -5])
+    assert fill_args()[1] == np.bool_(True)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        ew.run_elementwise("power", [FakeArray("i1", (100,))],
+                           [FakeArray("i1", (100,)), -1])
+    with pytest.raises(TypeError):
+        ew.run_elementwise("add", [out], [a])
+    with pytest.raises(ValueError):
+        ew.run_elementwise("add", [out], [a, FakeArray("u1", (99,))])
+
+
+def test_run_elementwise_empty_launches_nothing(fake_launch):
+    a = FakeArray("f4", (0, 5))
+    ew.run_elementwise("sin", [a], [a])
+    assert fake_launch == []
+
+
+def test_run_elementwise_paths(fake_launch):
+    t_in = FakeArray("f4", (1024, 512), (4, 4096))
+    out = FakeArray("f4", (1024, 512))
+    ew.run_elementwise("copy", [out], [t_in])
+    assert "__shared__" in fake_launch[-1].source
+    row = FakeArray("f4", (1024, 512), (0, 4))
+    ew.run_elementwise("add", [out], [out, row])
+    assert "b_" not in fake_launch[-1].source      # row vectorized, not hoisted
+    col = FakeArray("f4", (1024, 512), (4, 0))
+    ew.run_elementwise("add", [out], [out, col])
+    assert "b_2" in fake_launch[-1].source         # column value loaded once
+    zero_d = FakeArray("f8", ())
+    ew.run_elementwise("exp", [zero_d], [zero_d])
+    assert fake_launch[-1].calls[-1][0] == (1, 1, 1)
+
+
+# ---------------------------------------------------- ElementwiseKernel
+
+def test_parse_string_arguments():
+    k = ElementwiseKernel("float a, const float *x, double* y, "
+                          "unsigned int n2, ga_complex<float> *z, bool *m",
+                          "y[i] = a * x[i]", name="k1")
+    kinds = [(type(a).__name__, a.dtype, a.name) for a in k.args]
+    assert kinds == [("ScalarArg", np.dtype("f4"), "a"),
+                     ("VectorArg", np.dtype("f4"), "x"),
+                     ("VectorArg", np.dtype("f8"), "y"),
+                     ("ScalarArg", np.dtype("u4"), "n2"),
+                     ("VectorArg", np.dtype("c8"), "z"),
+                     ("VectorArg", np.dtype(bool), "m")]
+
+
+def test_parse_object_arguments():
+    k = ElementwiseKernel([ScalarArg(np.float32, "a"),
+                           VectorArg(np.float32, "x")], "x[i] *= a")
+    assert isinstance(k.args[0], ScalarArg)
+    assert k.args[1] == VectorArg(np.float32, "x")
+    src = k.get_source()
+    assert "float a" in src and "float * x" in src
+    assert "typedef int I;" in src
+    assert "typedef long long I;" in k.get_source(wide=True)
+
+
+@pytest.mark.parametrize("args,match", [
+    ("float *x, float *x", "twice"),
+    ("float *1x", "parse|identifier|unknown"),
+    ("float *int", "keyword"),
+    ("widget *x", "unknown C type"),
+    ("float **x", "pointers to pointers"),
+    ("float a", "pointer argument"),
+    ("", "argument"),
+    ("float *i", "reserved"),
+])
+def test_bad_arguments(args, match):
+    with pytest.raises(ValueError, match=match):
+        ElementwiseKernel(args, "x[i] = 0")
+
+
+@pytest.mark.parametrize("name", ["for", "int", "1abc", "a-b", "", "class",
+                                  "__global__", "my kernel"])
+def test_bad_kernel_names(name):
+    with pytest.raises(ValueError, match="kernel name"):
+        ElementwiseKernel("float *x", "x[i] = 0", name=name)
+
+
+def test_bad_operation():
+    with pytest.raises(ValueError):
+        ElementwiseKernel("float *x", "   ")
+    with pytest.raises(TypeError):
+        ElementwiseKernel([object()], "x[i] = 0")
+
+
+def test_call_errors_before_launch():
+    k = ElementwiseKernel("float a, float *x, float *y", "y[i] = a * x[i]",
+                          name="scale")
+    x = FakeArray("f4", (10,))
+    y = FakeArray("f4", (10,))
+    with pytest.raises(TypeError, match="3 arguments"):
+        k(1.0, x)
+    with pytest.raises(TypeError, match="3 arguments"):
+        k(1.0, x, y, y)
+    with pytest.raises(TypeError, match="'x'"):
+        k(1.0, FakeArray("f8", (10,)), y)
+    with pytest.raises(ValueError, match="'y'"):
+        k(1.0, x, FakeArray("f4", (11,)))
+    with pytest.raises(ValueError, match="contiguous"):
+        k(1.0, FakeArray("f4", (10,), (8,)), y)
+    with pytest.raises(TypeError, match="'a'"):
+        k(x, x, y)
+    with pytest.raises(TypeError, match="'x'"):
+        k(1.0, 2.0, y)
+    with pytest.raises(TypeError):
+        k(1.0, x, y, bogus=1)
+    ki = ElementwiseKernel("unsigned char v, unsigned char *x", "x[i] = v")
+    with pytest.raises(OverflowError, match="'v'"):
+        ki(300, FakeArray("u1", (4,)))
+    with pytest.raises(TypeError, match="'v'"):
+        ki(1.5, FakeArray("u1", (4,)))
+
+
+def test_call_launch_flow(monkeypatch):
+    state = ({}, {}, 132)
+    launched = []
+
+    class FakeModule:
+        def __init__(self, source, options=None, no_extern_c=False, keep=False):
+            assert no_extern_c
+            self.source = source
+
+        def get_function(self, name):
+            f = FakeFunction()
+            f.prepare = lambda chars: setattr(f, "chars", chars)
+            launched.append(f)
+            return f
+    import gpuarr.compiler
+    monkeypatch.setattr(ew, "_ctx_state", lambda: state)
+    monkeypatch.setattr(gpuarr.compiler, "SourceModule", FakeModule)
+    k = ElementwiseKernel("float a, float *x, float *y", "y[i] = a * x[i]")
+    x, y = FakeArray("f4", (1000,)), FakeArray("f4", (1000,))
+    k(2, x, y)
+    k(np.float64(2.5), x, y, range=slice(10, 500, 3))
+    k(2.0, x, y, slice=slice(None, None, -1))
+    fn = launched[0]
+    assert len(launched) == 1
+    assert fn.chars == "fPPiii"
+    assert fn.calls[0][3] == (np.float32(2), x.ptr, y.ptr, 0, 1000, 1)
+    assert isinstance(fn.calls[1][3][0], np.float32)
+    assert fn.calls[1][3][3:] == (10, 500, 3)
+    assert fn.calls[2][3][3:] == (999, -1, -1)
+    k(2.0, x, y, range=slice(5, 5))               # empty: no launch
+    assert len(fn.calls) == 3
