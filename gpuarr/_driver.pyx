@@ -400,6 +400,19 @@ cdef class Device:
         return (Device, (self.handle,))
 
 
+# Callables run with a Context about to be detached, so upper layers (the
+# compiler's module cache) can drop what they hold in it without the driver
+# importing them.
+_detach_hooks = []
+
+
+def add_detach_hook(func):
+    """Call ``func(context)`` whenever a context is detached, before it is
+    released. For caches of upper layers; exceptions are ignored."""
+    if func not in _detach_hooks:
+        _detach_hooks.append(func)
+
+
 # Context wrappers by handle, so one CUcontext has one Python object.
 _contexts = weakref.WeakValueDictionary()
 cdef CUcontext _last_handle = NULL
@@ -571,6 +584,11 @@ cdef class Context:
         cdef CUcontext cur = NULL
         if not self.valid:
             return
+        for hook in list(_detach_hooks):
+            try:
+                hook(self)
+            except Exception:
+                pass
         self.valid = False
         if _last_context is self:
             _last_context = None

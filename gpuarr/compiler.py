@@ -582,6 +582,9 @@ def _driver():
     global _drv
     if _drv is None:
         from . import driver
+        hook = getattr(driver, "add_detach_hook", None)
+        if hook is not None:   # absent on the fake drivers of the CPU tests
+            hook(clear_memory_cache)
         _drv = driver
     return _drv
 

@@ -462,7 +462,8 @@ def test_exit_with_live_objects_is_clean():
         holder = [a, s, e, h, mod, f]
         print("done")
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300, cwd="/")
     assert r.returncode == 0
     assert r.stdout == "done\n"
     assert r.stderr == ""
