@@ -98,13 +98,22 @@ def clip(a, a_min, a_max, out=None, stream=None):
     """Limit values to ``[a_min, a_max]`` (numpy.clip).
 
     Either bound may be None (then only the other applies); both None gives
-    a copy, as numpy 2.1+.
+    a copy, as numpy 2.1+. For integer arrays, a Python int bound outside the
+    dtype's range is dropped, as numpy 2 does.
 
     Raises
     ------
     TypeError, OverflowError, ValueError
         As the underlying ``minimum``/``maximum`` resolution.
     """
+    dt = getattr(a, "dtype", None)
+    if dt is not None and dt.kind in "iu":
+        # numpy 2: a Python int bound beyond the dtype's range is no bound
+        info = np.iinfo(dt)
+        if type(a_min) is int and a_min < info.min:
+            a_min = None
+        if type(a_max) is int and a_max > info.max:
+            a_max = None
     if a_min is None and a_max is None:
         a = asarray(a)
         if out is None:

@@ -73,11 +73,12 @@ except ImportError:  # pragma: no cover - numpy internals moved
     _UFuncOutputCastingError = None
 
 
-class UFuncTypeError(_NpUFuncTypeError):
+class UFuncTypeError(_UFuncOutputCastingError or _NpUFuncTypeError):
     """TypeError raised when a result cannot be cast to ``out`` (numpy's rule).
 
-    A subclass of numpy's own ``UFuncTypeError`` where numpy exposes it, and
-    of :class:`TypeError` always.
+    A subclass of the class numpy raises in the same case (its private
+    ``_UFuncOutputCastingError``, a ``UFuncTypeError``) where numpy has it,
+    and of :class:`TypeError` always.
     """
 
     def __init__(self, msg):
