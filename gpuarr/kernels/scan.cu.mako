@@ -1,0 +1,475 @@
+## Scans: a single-pass decoupled look-back prefix scan (Merrill & Garland,
+## "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016) and a
+## column scan for axes that are not innermost.  Rendered by gpuarr/scan.py.
+##
+## Variables (all required):
+##   name       kernel name (a C identifier)
+##   kind       "lookback" | "columns"
+##   in_t, out_t, acc_t   C types: input and output in memory, accumulator
+##   load       C expression converting ga_in_t `x` to ga_acc_t
+##   store      C expression converting ga_acc_t `v` to ga_out_t
+##   scan_expr  the associative operator in terms of `a` (earlier) and `b`
+##   neutral    C expression of the neutral element ("" when not given)
+##   exclusive  bool: exclusive instead of inclusive scan
+##   preamble   user source placed before the kernel
+## For "lookback":
+##   block      threads per block (a multiple of 32)
+##   vec        elements per lane per row (a power of two)
+##   rows       rows per warp segment (tile = block * vec * rows elements)
+##   aligned    bool: full tiles use vec-wide vector accesses
+##   seg        bool: rows of `row_len` elements are scanned independently
+##   packed     bool: status and value share one 64-bit descriptor word
+##              (sizeof(ga_acc_t) <= 4); else a status word plus two value
+##              slots per tile (aggregate, inclusive prefix)
+## For "columns":
+##   block      threads per block
+<%namespace name="common" file="common.cu.mako"/>\
+${common.types()}
+${preamble}
+
+typedef ${in_t} ga_in_t;
+typedef ${out_t} ga_out_t;
+typedef ${acc_t} ga_acc_t;
+
+static __device__ __forceinline__ ga_acc_t ga_scan_load(ga_in_t x) { return ${load}; }
+static __device__ __forceinline__ ga_out_t ga_scan_store(ga_acc_t v) { return ${store}; }
+// `a` is the earlier (left) operand, `b` the later one, as in PyCUDA
+static __device__ __forceinline__ ga_acc_t ga_scan_op(ga_acc_t a, ga_acc_t b) { return (ga_acc_t)(${scan_expr}); }
+% if exclusive:
+static __device__ __forceinline__ ga_acc_t ga_scan_neutral() { return (ga_acc_t)(${neutral}); }
+% endif
+
+% if kind == "lookback":
+<%
+    NW = block // 32
+    TILE = block * vec * rows
+    WSEG = 32 * vec * rows
+%>\
+#define GA_TILE ${TILE}u
+#define GA_NW ${NW}
+#define GA_V ${vec}
+#define GA_R ${rows}
+#define GA_FULL 0xffffffffu
+// descriptor status: X (0, what the host's memset leaves), A, P
+#define GA_ST_X 0u
+#define GA_ST_A 1u
+#define GA_ST_P 2u
+
+// ---- register moves of any type through 32-bit shuffles
+template <class T> static __device__ __forceinline__ T ga_shfl_up(T v, unsigned int d) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    unsigned int w[W];
+    w[W - 1] = 0u;
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = __shfl_up_sync(GA_FULL, w[k], d);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+template <class T> static __device__ __forceinline__ T ga_shfl_idx(T v, int src) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    unsigned int w[W];
+    w[W - 1] = 0u;
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = __shfl_sync(GA_FULL, w[k], src);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+
+// Inclusive warp scan over lanes [start, lane] (start <= lane, the same for
+// every lane of a segment): Hillis-Steele, combining only from sources at or
+// after `start`, so no neutral element is needed and segments stay apart.
+static __device__ __forceinline__ ga_acc_t ga_warp_scan(ga_acc_t v, int lane, int start) {
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const ga_acc_t u = ga_shfl_up(v, (unsigned int)d);
+        if (lane - d >= start) v = ga_scan_op(u, v);
+    }
+    return v;
+}
+
+// ---- descriptors.  All accesses are volatile (never served by L1).
+% if packed:
+// One 64-bit word per tile: status << 32 | value bits.  An aligned 64-bit
+// access is single-copy atomic, so a reader sees a status together with the
+// value published with it; nothing else is communicated, no fence needed.
+static __device__ __forceinline__ void ga_publish(unsigned long long *desc, unsigned int t,
+                                                  unsigned int st, ga_acc_t v) {
+    unsigned int bits = 0u;
+    memcpy(&bits, &v, sizeof(ga_acc_t));
+    const unsigned long long word = ((unsigned long long)st << 32) | bits;
+    *(volatile unsigned long long *)(desc + t) = word;
+}
+static __device__ __forceinline__ unsigned long long ga_poll(const unsigned long long *desc, long long t) {
+    return *(const volatile unsigned long long *)(desc + t);
+}
+static __device__ __forceinline__ ga_acc_t ga_desc_value(unsigned long long word) {
+    const unsigned int bits = (unsigned int)word;
+    ga_acc_t v;
+    memcpy(&v, &bits, sizeof(ga_acc_t));
+    return v;
+}
+% else:
+// A status word per tile and two value slots (A: aggregate, P: inclusive
+// prefix), each written at most once per launch.  Publishing: value stores,
+// __threadfence(), then the status store (release pattern); reading: the
+// status, __threadfence(), then the slot the status names (acquire pattern).
+static __device__ __forceinline__ void ga_vstore(ga_acc_t *p, ga_acc_t v) {
+    constexpr int W = (sizeof(ga_acc_t) + 3) / 4;
+    unsigned int w[W];
+    memcpy(w, &v, sizeof(ga_acc_t));
+    volatile unsigned int *q = (volatile unsigned int *)p;
+#pragma unroll
+    for (int k = 0; k < W; ++k) q[k] = w[k];
+}
+static __device__ __forceinline__ ga_acc_t ga_vload(const ga_acc_t *p) {
+    constexpr int W = (sizeof(ga_acc_t) + 3) / 4;
+    unsigned int w[W];
+    const volatile unsigned int *q = (const volatile unsigned int *)p;
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = q[k];
+    ga_acc_t v;
+    memcpy(&v, w, sizeof(ga_acc_t));
+    return v;
+}
+static __device__ __forceinline__ void ga_publish(unsigned int *status, ga_acc_t *aval, ga_acc_t *pval,
+                                                  unsigned int t, unsigned int st, ga_acc_t v) {
+    ga_vstore((st == GA_ST_P ? pval : aval) + t, v);
+    __threadfence();
+    *(volatile unsigned int *)(status + t) = st;
+}
+% endif
+
+// The exclusive prefix of `tile` (> 0): warp 0 reads the 32 nearest
+// predecessors' descriptors, waits until none is X, combines the values
+// after the nearest P (A aggregates and that P's inclusive prefix) and
+// moves 32 tiles further back while no P was seen.  Tile ids come from an
+// atomic counter in start order, so every predecessor belongs to a block
+// that is already running: the wait always ends.
+static __device__ __forceinline__ ga_acc_t ga_lookback(
+% if packed:
+        const unsigned long long *desc,
+% else:
+        const unsigned int *status, const ga_acc_t *aval, const ga_acc_t *pval,
+% endif
+        unsigned int tile, int lane) {
+    long long top = (long long)tile - 1;
+    bool have = false;
+    ga_acc_t acc;
+    while (true) {
+        const long long t = top - 31 + lane;    // lane 31: nearest predecessor
+        unsigned int st = GA_ST_P;              // before tile 0: never combined
+        ga_acc_t v;
+% if packed:
+        unsigned long long word = 0ull;
+        if (t >= 0) {
+            word = ga_poll(desc, t);
+            st = (unsigned int)(word >> 32);
+        }
+        while (__any_sync(GA_FULL, st == GA_ST_X)) {
+            if (st == GA_ST_X) {
+                word = ga_poll(desc, t);
+                st = (unsigned int)(word >> 32);
+            }
+        }
+        v = ga_desc_value(word);
+% else:
+        if (t >= 0) st = *(const volatile unsigned int *)(status + t);
+        while (__any_sync(GA_FULL, st == GA_ST_X)) {
+            if (st == GA_ST_X) st = *(const volatile unsigned int *)(status + t);
+        }
+        __threadfence();
+        if (t >= 0) v = ga_vload((st == GA_ST_P ? pval : aval) + t);
+        else v = ga_vload(aval);   // any defined value; never combined
+% endif
+        const unsigned int pm = __ballot_sync(GA_FULL, st == GA_ST_P);
+        const int start = pm ? 31 - __clz(pm) : 0;
+        ga_acc_t w = ga_warp_scan(v, lane, start);
+        w = ga_shfl_idx(w, 31);
+        acc = have ? ga_scan_op(w, acc) : w;
+        have = true;
+        if (pm) break;
+        top -= 32;
+    }
+    return acc;
+}
+
+extern "C" __global__ void __launch_bounds__(${block})
+${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
+        unsigned long long row_len, unsigned int *scratch)
+{
+    constexpr bool SEG = ${"true" if seg else "false"};
+    // scratch: [0] the tile counter, descriptors from byte 16
+% if packed:
+    unsigned long long *desc = (unsigned long long *)(scratch + 4);
+% else:
+    unsigned int *status = scratch + 4;
+    const unsigned int ntiles = gridDim.x;
+    ga_acc_t *aval = (ga_acc_t *)((char *)scratch + ((16u + 4ull * ntiles + 15u) & ~15ull));
+    ga_acc_t *pval = aval + ntiles;
+% endif
+    __shared__ unsigned int s_tile;
+    __shared__ ga_acc_t s_wtot[GA_NW];
+    __shared__ bool s_wflag[GA_NW];
+    __shared__ ga_acc_t s_prefix;
+
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) s_tile = atomicAdd(scratch, 1u);
+    __syncthreads();
+    const unsigned int tile = s_tile;
+    const unsigned long long base = (unsigned long long)tile * GA_TILE;
+    const unsigned long long rem = n - base;
+    const bool full = rem >= GA_TILE;
+    const int woff = warp * ${WSEG};
+    const ga_in_t *src = in + base;
+    ga_out_t *dst = out + base;
+
+    // ---- load: warp-striped rows, each lane vec consecutive elements
+    ga_acc_t x[GA_R][GA_V];
+    if (full) {
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+            const int o = woff + r * (32 * GA_V) + lane * GA_V;
+% if aligned:
+            const ga_vec<ga_in_t, GA_V> vv = *reinterpret_cast<const ga_vec<ga_in_t, GA_V> *>(src + o);
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(vv.v[e]);
+% else:
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[o + e]);
+% endif
+        }
+    } else {
+        // the last tile: indices past the end read the last element; they
+        // only ever combine into other past-the-end results
+        const int last = (int)rem - 1;
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+            const int o = woff + r * (32 * GA_V) + lane * GA_V;
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[min(o + e, last)]);
+        }
+    }
+
+    // ---- segment heads (row starts), one bit per element
+    unsigned int head[GA_R];
+#pragma unroll
+    for (int r = 0; r < GA_R; ++r) head[r] = 0u;
+    unsigned long long bmod = 0ull;
+    if (SEG) {
+        bmod = base % row_len;
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+            const unsigned int o = (unsigned int)(woff + r * (32 * GA_V) + lane * GA_V);
+            unsigned long long p;
+            if (row_len >= GA_TILE) {
+                p = bmod + o;
+                if (p >= row_len) p -= row_len;
+            } else {
+                p = ((unsigned int)bmod + o) % (unsigned int)row_len;
+            }
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) {
+                if (p == 0ull) head[r] |= 1u << e;
+                if (++p == row_len) p = 0ull;
+            }
+        }
+    }
+
+    // ---- thread-local then warp scans of each row; carry across rows
+    ga_acc_t wq[GA_R];          // this lane's prefix within the warp segment
+    unsigned int wq_have = 0u;  // bit r: wq[r] exists
+    unsigned int wq_flag = 0u;  // bit r: a head lies within wq[r]'s range
+    ga_acc_t carry;
+    bool carry_f = false;
+#pragma unroll
+    for (int r = 0; r < GA_R; ++r) {
+#pragma unroll
+        for (int e = 1; e < GA_V; ++e) {
+            if (!(SEG && ((head[r] >> e) & 1u))) x[r][e] = ga_scan_op(x[r][e - 1], x[r][e]);
+        }
+        unsigned int hm = 0u;
+        int start = 0;
+        if (SEG) {
+            hm = __ballot_sync(GA_FULL, head[r] != 0u);
+            const unsigned int le = hm & (GA_FULL >> (31 - lane));
+            start = le ? 31 - __clz(le) : 0;
+        }
+        const ga_acc_t incl = ga_warp_scan(x[r][GA_V - 1], lane, start);
+        const ga_acc_t lex = ga_shfl_up(incl, 1u);
+        const ga_acc_t rtot = ga_shfl_idx(incl, 31);
+        const bool lexf = SEG && (hm & ((1u << lane) - 1u)) != 0u;
+        const bool rtf = SEG && hm != 0u;
+        if (lane > 0) {
+            wq[r] = (r > 0 && !lexf) ? ga_scan_op(carry, lex) : lex;
+            wq_have |= 1u << r;
+            if (lexf || (r > 0 && carry_f)) wq_flag |= 1u << r;
+        } else if (r > 0) {
+            wq[r] = carry;
+            wq_have |= 1u << r;
+            if (carry_f) wq_flag |= 1u << r;
+        }
+        carry = (r > 0 && !rtf) ? ga_scan_op(carry, rtot) : rtot;
+        carry_f = carry_f || rtf;
+    }
+    if (lane == 31) {
+        s_wtot[warp] = carry;
+        s_wflag[warp] = carry_f;
+    }
+    __syncthreads();
+
+    // ---- the warp's prefix within the tile, and (warp 0) the tile aggregate
+    ga_acc_t wp, agg;
+    bool wp_f = false, agg_f = false;
+#pragma unroll
+    for (int k = 0; k < GA_NW; ++k) {
+        if (k == warp) { wp = agg; wp_f = agg_f; }
+        const ga_acc_t t = s_wtot[k];
+        const bool f = s_wflag[k];
+        agg = (k > 0 && !f) ? ga_scan_op(agg, t) : t;
+        agg_f = agg_f || f;
+    }
+
+    // ---- publish, look back, publish the inclusive prefix
+    const bool need_prefix = tile > 0u && !(SEG && bmod == 0ull);
+    if (warp == 0) {
+        const bool early_p = SEG ? agg_f : tile == 0u;
+        if (lane == 0 && full) {
+% if packed:
+            ga_publish(desc, tile, early_p ? GA_ST_P : GA_ST_A, agg);
+% else:
+            ga_publish(status, aval, pval, tile, early_p ? GA_ST_P : GA_ST_A, agg);
+% endif
+        }
+        if (need_prefix) {
+% if packed:
+            const ga_acc_t pre = ga_lookback(desc, tile, lane);
+% else:
+            const ga_acc_t pre = ga_lookback(status, aval, pval, tile, lane);
+% endif
+            if (lane == 0) {
+                if (!early_p && full) {
+% if packed:
+                    ga_publish(desc, tile, GA_ST_P, ga_scan_op(pre, agg));
+% else:
+                    ga_publish(status, aval, pval, tile, GA_ST_P, ga_scan_op(pre, agg));
+% endif
+                }
+                s_prefix = pre;
+            }
+        }
+    }
+    __syncthreads();
+
+    // ---- the block prefix of this warp, then each row's full prefix
+    ga_acc_t bp;
+    bool bp_have = false;
+    if (need_prefix) {
+        bp = s_prefix;
+        bp_have = true;
+    }
+    if (warp > 0) {
+        bp = (bp_have && !wp_f) ? ga_scan_op(bp, wp) : wp;
+        bp_have = true;
+    }
+
+    // ---- results and stores
+#pragma unroll
+    for (int r = 0; r < GA_R; ++r) {
+        ga_acc_t q;
+        bool q_have = true;
+        if ((wq_have >> r) & 1u) {
+            q = (bp_have && !((wq_flag >> r) & 1u)) ? ga_scan_op(bp, wq[r]) : wq[r];
+        } else if (bp_have) {
+            q = bp;
+        } else {
+            q_have = false;
+        }
+        ga_out_t res[GA_V];
+        bool open = q_have;
+% if exclusive:
+        ga_acc_t prev = q;
+        bool prev_have = q_have;
+% endif
+#pragma unroll
+        for (int e = 0; e < GA_V; ++e) {
+            const bool h = SEG && ((head[r] >> e) & 1u);
+            if (h) open = false;
+            const ga_acc_t v = open ? ga_scan_op(q, x[r][e]) : x[r][e];
+% if exclusive:
+            res[e] = ga_scan_store((h || !prev_have) ? ga_scan_neutral() : prev);
+            prev = v;
+            prev_have = true;
+% else:
+            res[e] = ga_scan_store(v);
+% endif
+        }
+        const int o = woff + r * (32 * GA_V) + lane * GA_V;
+        if (full) {
+% if aligned:
+            ga_vec<ga_out_t, GA_V> w;
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) w.v[e] = res[e];
+            *reinterpret_cast<ga_vec<ga_out_t, GA_V> *>(dst + o) = w;
+% else:
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) dst[o + e] = res[e];
+% endif
+        } else {
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) {
+                if ((unsigned long long)(o + e) < rem) dst[o + e] = res[e];
+            }
+        }
+    }
+}
+% elif kind == "columns":
+// One thread per column of an (outer, L, inner) layout: a sequential scan
+// down the axis.  Neighbouring threads take neighbouring inner indices, so
+// both the loads (for inputs contiguous along inner) and the stores coalesce.
+extern "C" __global__ void __launch_bounds__(${block})
+${name}(const ga_in_t *in, ga_out_t *out, long long ncols, long long inner,
+        long long len, long long s_outer, long long s_len, long long s_inner)
+{
+    const long long c = (long long)blockIdx.x * ${block} + threadIdx.x;
+    if (c >= ncols) return;
+    const long long o = c / inner;
+    const long long j = c - o * inner;
+    const ga_in_t *p = in + o * s_outer + j * s_inner;
+    ga_out_t *q = out + o * len * inner + j;
+    ga_acc_t acc;
+% if exclusive:
+    ga_acc_t prev = ga_scan_neutral();
+% endif
+    long long l = 0;
+    for (; l + 4 <= len; l += 4) {
+        ga_acc_t v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = ga_scan_load(p[(l + u) * s_len]);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            acc = (l + u == 0) ? v[u] : ga_scan_op(acc, v[u]);
+% if exclusive:
+            q[(l + u) * inner] = ga_scan_store(prev);
+            prev = acc;
+% else:
+            q[(l + u) * inner] = ga_scan_store(acc);
+% endif
+        }
+    }
+    for (; l < len; ++l) {
+        const ga_acc_t v = ga_scan_load(p[l * s_len]);
+        acc = (l == 0) ? v : ga_scan_op(acc, v);
+% if exclusive:
+        q[l * inner] = ga_scan_store(prev);
+        prev = acc;
+% else:
+        q[l * inner] = ga_scan_store(acc);
+% endif
+    }
+}
+% endif

@@ -1,0 +1,530 @@
+"""Prefix scans: PyCUDA's scan kernels and the machinery under ``cumsum``.
+
+Layer 4: takes anything array-like (``.ptr``, ``.dtype``, ``.shape``,
+``.strides`` in bytes) and never imports :mod:`gpuarr.gpuarray`.
+
+Two kernels, both rendered from ``kernels/scan.cu.mako``:
+
+``lookback``
+    A single pass over contiguous data (each element read once and written
+    once): the decoupled look-back scan of Merrill and Garland.  Each block
+    takes the next tile id from an atomic counter, loads its tile (16-byte
+    vector loads where aligned), scans it in registers and with warp
+    shuffles, publishes its aggregate in a per-tile descriptor, looks back
+    over its predecessors' descriptors for its exclusive prefix, publishes
+    its inclusive prefix and writes its results.  With ``row_len`` the data
+    is a sequence of rows of ``row_len`` elements scanned independently
+    (a segmented scan with heads at row starts); rows of any length, from
+    1 element to the whole array, run at the same speed.
+``columns``
+    Scans along an axis that is not innermost: one thread per column
+    (outer x inner index) walking down the axis.
+
+See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
+"""
+
+import collections
+import re
+
+import numpy as np
+
+from . import _dtypes
+from .kernels import render, convert, load_expr, store_expr
+
+__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
+           "run_column_scan", "scan_source", "builtin_operator", "tile_size",
+           "clear_cache"]
+
+_BLOCK = 256
+_COL_BLOCK = 256
+_MAX_GRID = 2 ** 31 - 1
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_F2 = np.dtype(np.float16)
+_F4 = np.dtype(np.float32)
+
+
+# ---------------------------------------------------------------------------
+# specialisation (pure Python)
+
+
+def _acc_dtype(loop_dtype):
+    """The dtype the accumulator is held in: float16 loops run in float32."""
+    return _F4 if loop_dtype == _F2 else loop_dtype
+
+
+def layout(in_dtype, out_dtype):
+    """``(vec, rows)`` of the look-back kernel for these memory dtypes.
+
+    ``vec`` elements per lane per row (16-byte accesses for the wider of the
+    two types), ``rows`` rows per warp, so a tile holds
+    ``256 * vec * rows`` elements (4096 for float32).
+    """
+    isz = max(np.dtype(in_dtype).itemsize, np.dtype(out_dtype).itemsize)
+    vec = max(1, 16 // isz)
+    rows = max(1, min(4, 32 // vec))
+    return vec, rows
+
+
+def tile_size(in_dtype, out_dtype):
+    """Elements per tile (one block's share) of the look-back kernel."""
+    vec, rows = layout(in_dtype, out_dtype)
+    return _BLOCK * vec * rows
+
+
+def builtin_operator(name, loop_dtype):
+    """C expression of ``add`` or ``multiply`` with numpy's results.
+
+    Integer arithmetic goes through ``unsigned long long`` so overflow wraps
+    like numpy's instead of being C undefined behaviour; bool ``add`` is a
+    logical or and ``multiply`` a logical and, as numpy's bool loops.
+
+    Parameters
+    ----------
+    name : {"add", "multiply"}
+    loop_dtype : numpy.dtype
+
+    Returns
+    -------
+    (expr, neutral) : tuple of str
+    """
+    dt = np.dtype(loop_dtype)
+    if name == "add":
+        if dt.kind == "b":
+            return "a || b", "false"
+        if dt.kind in "iu":
+            return "(unsigned long long)a + (unsigned long long)b", "0"
+        return "a + b", "0"
+    if name == "multiply":
+        if dt.kind == "b":
+            return "a && b", "true"
+        if dt.kind in "iu":
+            return "(unsigned long long)a * (unsigned long long)b", "1"
+        return "a * b", "1"
+    raise ValueError("no built-in scan operator %r" % (name,))
+
+
+def _exprs(in_dt, out_dt, loop_dt):
+    load = convert(load_expr("x", in_dt), in_dt, loop_dt)
+    v = "ga_hround(v)" if loop_dt == _F2 else "v"
+    store = store_expr(convert(v, loop_dt, out_dt), out_dt)
+    return load, store
+
+
+def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
+                exclusive=False, seg=False, aligned=True, preamble="",
+                name="gpuarr_scan"):
+    """Render one scan kernel (no GPU needed).
+
+    Parameters
+    ----------
+    kind : {"lookback", "columns"}
+    in_dtype, out_dtype : dtype-like
+        The dtypes of input and output memory.
+    loop_dtype : dtype-like
+        The dtype the operator works in (float16 is held in float32 and
+        rounded to float16 at each store).
+    scan_expr : str
+        C expression in ``a`` (the earlier operand) and ``b``.
+    neutral : str, optional
+        C expression of the neutral element; needed for exclusive scans.
+    exclusive, seg, aligned : bool
+        Exclusive scan; rows scanned independently; vector accesses.
+    preamble : str
+        Source placed before the kernel.
+    name : str
+        The kernel's name.
+
+    Returns
+    -------
+    str
+        CUDA C++ source; the kernel is ``extern "C"`` (compile with
+        ``no_extern_c=True``).
+    """
+    in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
+                              np.dtype(loop_dtype))
+    acc_dt = _acc_dtype(loop_dt)
+    load, store = _exprs(in_dt, out_dt, loop_dt)
+    vec, rows = layout(in_dt, out_dt)
+    if exclusive and neutral is None:
+        raise ValueError("an exclusive scan needs a neutral element")
+    return render(
+        "scan.cu.mako", name=name, kind=kind,
+        in_t=_dtypes.ctype(in_dt), out_t=_dtypes.ctype(out_dt),
+        acc_t=_dtypes.ctype(acc_dt), load=load, store=store,
+        scan_expr=scan_expr, neutral="" if neutral is None else neutral,
+        exclusive=bool(exclusive), preamble=preamble,
+        block=_BLOCK if kind == "lookback" else _COL_BLOCK, vec=vec, rows=rows,
+        aligned=bool(aligned), seg=bool(seg), packed=acc_dt.itemsize <= 4)
+
+
+# ---------------------------------------------------------------------------
+# per-context state: kernels and the descriptor scratch buffers
+
+_STATE = {}          # context -> (kernels dict, scratch OrderedDict)
+_MAX_SCRATCH = 16    # streams with a cached scratch buffer, per context
+
+
+def clear_cache():
+    """Forget compiled kernels and scratch buffers (rebuilt on demand)."""
+    _STATE.clear()
+
+
+def _drv():
+    from . import driver
+    return driver
+
+
+def _state():
+    drv = _drv()
+    ctx = drv.Context.get_current()
+    st = _STATE.get(ctx)
+    if st is None:
+        if ctx is None:
+            from ._errors import InvalidContextError
+            raise InvalidContextError(
+                "no CUDA context is current: import gpuarr.autoinit first",
+                code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+        st = ({}, collections.OrderedDict())
+        _STATE[ctx] = st
+    return st
+
+
+def _kernel(kernels, key, kind, name, render_args, options):
+    hit = kernels.get(key)
+    if hit is not None:
+        return hit
+    from .compiler import SourceModule
+    src = scan_source(kind, *render_args, name=name)
+    mod = SourceModule(src, options=options, no_extern_c=True)
+    fn = mod.get_function(name)
+    fn.prepare("PPQQP" if kind == "lookback" else "PPqqqqqq")
+    kernels[key] = (fn, mod)
+    return kernels[key]
+
+
+def _scratch(scratches, stream, nbytes):
+    """A device buffer of at least ``nbytes`` private to ``stream``.
+
+    Launches on one stream run in order, so a buffer reused by the next
+    scan on the same stream is free by then (its memset comes after the
+    previous kernel).  The entry keeps the stream object alive, so its
+    handle cannot be reused by another stream while cached.
+    """
+    key = 0 if stream is None else int(getattr(stream, "handle", 0) or 0)
+    ent = scratches.get(key)
+    if ent is not None and ent[1] >= nbytes:
+        scratches.move_to_end(key)
+        return ent[0]
+    size = max(nbytes, 1 << 16)
+    size = 1 << (size - 1).bit_length()
+    buf = _drv().mem_alloc(size)
+    scratches[key] = (buf, size, stream)
+    scratches.move_to_end(key)
+    while len(scratches) > _MAX_SCRATCH:
+        scratches.popitem(last=False)
+    return buf
+
+
+def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
+             neutral=None, exclusive=False, row_len=None, preamble="",
+             options=None, name="gpuarr_scan", stream=None):
+    """Scan ``n`` contiguous elements (one pass, decoupled look-back).
+
+    Parameters
+    ----------
+    in_ptr, out_ptr : int
+        Device addresses of the first input and output elements.  They may
+        be equal (an in-place scan) when both dtypes have one item size;
+        other overlaps are the caller's to avoid.
+    in_dtype, out_dtype, loop_dtype : numpy.dtype
+        Memory dtypes and the operator's dtype (see :func:`scan_source`).
+    n : int
+        Number of elements (``0`` launches nothing).
+    scan_expr : str
+        C expression in ``a`` (earlier) and ``b`` (later).
+    neutral : str, optional
+        Neutral element; required when ``exclusive``.
+    exclusive : bool
+    row_len : int, optional
+        Scan rows of ``row_len`` elements independently (``n`` must be a
+        multiple of it); None: one row.
+    preamble : str
+    options : list of str, optional
+        Extra compiler options.
+    name : str
+        Kernel name.
+    stream : gpuarr.driver.Stream, optional
+
+    Raises
+    ------
+    ValueError
+        For a ``row_len`` that does not divide ``n``, or more tiles than a
+        grid can hold (over ``2**31 - 1`` tiles).
+    """
+    n = int(n)
+    if n <= 0:
+        return
+    in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
+                              np.dtype(loop_dtype))
+    seg = row_len is not None and int(row_len) < n
+    if row_len is not None:
+        row_len = int(row_len)
+        if row_len <= 0 or n % row_len:
+            raise ValueError("row_len %d does not divide %d elements"
+                             % (row_len, n))
+    vec, rows = layout(in_dt, out_dt)
+    tile = _BLOCK * vec * rows
+    ntiles = -(-n // tile)
+    if ntiles > _MAX_GRID:
+        raise ValueError("%d elements are more than one scan can handle" % n)
+    aligned = (in_ptr % (vec * in_dt.itemsize) == 0
+               and out_ptr % (vec * out_dt.itemsize) == 0)
+    kernels, scratches = _state()
+    key = ("lookback", in_dt, out_dt, loop_dt, scan_expr, neutral,
+           bool(exclusive), seg, aligned, preamble,
+           tuple(options) if options else None, name)
+    fn = kernels.get(key)
+    if fn is None:
+        fn = _kernel(kernels, key, "lookback", name,
+                     (in_dt, out_dt, loop_dt, scan_expr, neutral, exclusive,
+                      seg, aligned, preamble), options)
+    fn = fn[0]
+    acc_isz = _acc_dtype(loop_dt).itemsize
+    if acc_isz <= 4:
+        words = 4 + 2 * ntiles
+        nbytes = 4 * words
+    else:
+        words = 4 + ntiles
+        nbytes = ((16 + 4 * ntiles + 15) & ~15) + 2 * ntiles * acc_isz
+    buf = _scratch(scratches, stream, nbytes)
+    drv = _drv()
+    drv.memset_d32_async(buf, 0, words, stream)
+    fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream, in_ptr,
+                           out_ptr, n, row_len if seg else n, buf)
+
+
+def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,
+                    inner, in_strides, scan_expr, loop_dtype, neutral=None,
+                    exclusive=False, preamble="", options=None,
+                    name="gpuarr_scan_columns", stream=None):
+    """Scan along the middle axis of an ``(outer, length, inner)`` layout.
+
+    The output is C-contiguous; the input has element strides
+    ``in_strides = (s_outer, s_len, s_inner)``.  One thread per column;
+    best when ``outer * inner`` is large.  Parameters as for
+    :func:`run_scan`.
+    """
+    outer, length, inner = int(outer), int(length), int(inner)
+    ncols = outer * inner
+    if ncols == 0 or length == 0:
+        return
+    in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
+                              np.dtype(loop_dtype))
+    grid = -(-ncols // _COL_BLOCK)
+    if grid > _MAX_GRID:
+        raise ValueError("%d columns are more than one scan can handle"
+                         % ncols)
+    kernels = _state()[0]
+    key = ("columns", in_dt, out_dt, loop_dt, scan_expr, neutral,
+           bool(exclusive), preamble, tuple(options) if options else None,
+           name)
+    fn = kernels.get(key)
+    if fn is None:
+        fn = _kernel(kernels, key, "columns", name,
+                     (in_dt, out_dt, loop_dt, scan_expr, neutral, exclusive,
+                      False, False, preamble), options)
+    s0, s1, s2 = (int(s) for s in in_strides)
+    fn[0].prepared_async_call((grid, 1, 1), (_COL_BLOCK, 1, 1), stream,
+                              in_ptr, out_ptr, ncols, inner, length, s0, s1,
+                              s2)
+
+
+# ---------------------------------------------------------------------------
+# PyCUDA's scan kernels
+
+
+def _c_contiguous(a):
+    expect = a.dtype.itemsize
+    for n, s in zip(reversed(tuple(a.shape)), reversed(tuple(a.strides))):
+        if n == 0:
+            return True
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _size(shape):
+    s = 1
+    for n in shape:
+        s *= n
+    return s
+
+
+class _ScanKernelBase:
+    _exclusive = False
+
+    def __init__(self, dtype, scan_expr, neutral=None, name_prefix="scan",
+                 options=None, preamble=""):
+        self.dtype = _dtypes.check_supported(dtype)
+        if not isinstance(scan_expr, str) or not scan_expr.strip():
+            raise ValueError("scan_expr must be a non-empty C expression in "
+                             "a and b")
+        if not isinstance(name_prefix, str) or not _IDENT.match(name_prefix):
+            raise ValueError("name_prefix %r is not a valid C identifier"
+                             % (name_prefix,))
+        if neutral is not None:
+            if isinstance(neutral, (bool, np.bool_)):
+                neutral = "true" if neutral else "false"
+            elif isinstance(neutral, (int, float, np.integer, np.floating)):
+                neutral = repr(neutral.item() if isinstance(neutral, np.generic)
+                               else neutral)
+            elif not isinstance(neutral, str) or not neutral.strip():
+                raise TypeError("neutral must be a C expression (str) or a "
+                                "number, not %r" % (neutral,))
+        elif self._exclusive:
+            raise ValueError("%s needs a neutral element (neutral=...): it "
+                             "is the first output" % type(self).__name__)
+        if not isinstance(preamble, str):
+            raise TypeError("preamble must be a str")
+        if options is not None and (isinstance(options, str) or not all(
+                isinstance(o, str) for o in options)):
+            raise TypeError("options must be a list of str")
+        self.scan_expr = scan_expr
+        self.neutral = neutral
+        self.name_prefix = name_prefix
+        self.options = list(options) if options else None
+        self.preamble = preamble
+        self._name = "%s_%s" % (name_prefix,
+                                "exclusive" if self._exclusive else "inclusive")
+
+    def get_source(self, aligned=True):
+        """The CUDA source of the kernel (for inspection)."""
+        return scan_source("lookback", self.dtype, self.dtype, self.dtype,
+                           self.scan_expr, self.neutral, self._exclusive,
+                           False, aligned, self.preamble, self._name)
+
+    def __call__(self, input_ary, output_ary=None, allocator=None,
+                 stream=None):
+        """Scan ``input_ary`` into ``output_ary`` and return ``output_ary``.
+
+        Parameters
+        ----------
+        input_ary : GPUArray (or array-like with ``ptr``)
+            C-contiguous, of the kernel's dtype; scanned in flat C order.
+        output_ary : GPUArray, "new" or None, optional
+            None (the default, as in PyCUDA): scan in place, into
+            ``input_ary``.  ``"new"``: a new array like ``input_ary``.
+            Otherwise a C-contiguous array of the same shape and dtype.
+        allocator : callable, optional
+            For ``"new"``; default ``input_ary.allocator``.
+        stream : gpuarr.driver.Stream, optional
+
+        Returns
+        -------
+        GPUArray
+            ``output_ary`` (``input_ary`` for an in-place scan).
+
+        Raises
+        ------
+        TypeError
+            For a dtype other than the kernel's, or a non-array argument.
+        ValueError
+            For different shapes, non-contiguous arrays or partially
+            overlapping input and output.
+        """
+        for nm in ("ptr", "dtype", "shape", "strides"):
+            if not hasattr(input_ary, nm):
+                raise TypeError("input_ary must be a device array, not %s"
+                                % type(input_ary).__name__)
+        if input_ary.dtype != self.dtype:
+            raise TypeError("input_ary has dtype %s where the kernel scans %s"
+                            % (input_ary.dtype, self.dtype))
+        if output_ary is None:
+            output_ary = input_ary
+        elif isinstance(output_ary, str):
+            if output_ary != "new":
+                raise ValueError("output_ary must be an array, None or "
+                                 "'new', not %r" % (output_ary,))
+            alloc = allocator or getattr(input_ary, "allocator", None)
+            output_ary = type(input_ary)(input_ary.shape, input_ary.dtype,
+                                         allocator=alloc)
+        else:
+            for nm in ("ptr", "dtype", "shape", "strides"):
+                if not hasattr(output_ary, nm):
+                    raise TypeError("output_ary must be a device array, not "
+                                    "%s" % type(output_ary).__name__)
+            if output_ary.dtype != self.dtype:
+                raise TypeError("output_ary has dtype %s where the kernel "
+                                "scans %s" % (output_ary.dtype, self.dtype))
+        if tuple(input_ary.shape) != tuple(output_ary.shape):
+            raise ValueError("input and output must have the same shape")
+        if not (_c_contiguous(input_ary) and _c_contiguous(output_ary)):
+            raise ValueError("scan kernels need C-contiguous arrays")
+        n = _size(input_ary.shape)
+        if n == 0:
+            return output_ary
+        nb = n * self.dtype.itemsize
+        ip, op = input_ary.ptr, output_ary.ptr
+        if ip != op and ip < op + nb and op < ip + nb:
+            raise ValueError("input and output overlap partially")
+        run_scan(ip, self.dtype, op, self.dtype, n, self.scan_expr,
+                 self.dtype, neutral=self.neutral, exclusive=self._exclusive,
+                 preamble=self.preamble, options=self.options,
+                 name=self._name, stream=stream)
+        return output_ary
+
+
+class InclusiveScanKernel(_ScanKernelBase):
+    """Inclusive prefix scan with any associative operator (PyCUDA's form).
+
+    ``out[i] = x[0] op x[1] op ... op x[i]``.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        The dtype of input, output and the operator.  float16 is computed in
+        float32 (``a`` and ``b`` are ``float``) and rounded at each store.
+    scan_expr : str
+        C expression combining ``a`` (the earlier, left operand) and ``b``
+        (the later one), e.g. ``"a+b"`` or ``"max(a,b)"``.  Must be
+        associative; it need not be commutative.
+    neutral : str or number, optional
+        The operator's neutral element.  Unused by inclusive scans (the
+        kernel needs none); accepted for PyCUDA compatibility.
+    name_prefix : str, optional
+        Prefix of the kernel's name.
+    options : list of str, optional
+        Extra compiler options.
+    preamble : str, optional
+        Source placed before the kernel (helper functions for
+        ``scan_expr``).
+
+    Notes
+    -----
+    Call as ``knl(input_ary, output_ary=None, allocator=None, stream=None)``;
+    like PyCUDA, the scan is in place unless ``output_ary`` is given (or
+    ``"new"``), and the output array is returned.  One pass over the data
+    (decoupled look-back), any size; see ``docs/scan.md``.
+
+    Examples
+    --------
+    >>> knl = InclusiveScanKernel(np.int32, "a+b")
+    >>> a = gpuarr.to_gpu(np.arange(5, dtype=np.int32))
+    >>> knl(a).get()
+    array([ 0,  1,  3,  6, 10], dtype=int32)
+    """
+
+    _exclusive = False
+
+
+class ExclusiveScanKernel(_ScanKernelBase):
+    """Exclusive prefix scan (PyCUDA's form).
+
+    ``out[0] = neutral`` and ``out[i] = x[0] op ... op x[i-1]``.
+
+    Parameters are those of :class:`InclusiveScanKernel`, except that
+    ``neutral`` is required (ValueError without it).
+    """
+
+    _exclusive = True
