@@ -1,0 +1,261 @@
+## Random numbers: Philox4x32-10 computed in-kernel from (key, counter).
+##
+## One kernel per (dist, dtype, affine):
+##   dist    "uniform" | "normal" | "exponential" | "integers"
+##   ctype   C type of the output elements (float, double, any integer, bool)
+##   per     values per Philox block: 4 (32-bit words) or 2 (64-bit words)
+##   affine  uniform/normal: out = a + b * x; exponential: out = b * x;
+##           False: out = x (random, standard_normal, exponential(1))
+##   ptype   C type of the scalar parameters a, b (the output's float type,
+##           or unsigned long long for integers: a = low bits, b = count)
+##   name    kernel name
+##
+## The bit-exact definition of every value is gpuarr/_philox.py (CPU
+## reference); keep the two in step.  Element k uses Philox block
+## offset + k / per with counter (lo32, hi32, attempt = 0, 0).
+<%namespace name="common" file="common.cu.mako"/>
+${common.types()}
+<%
+    from gpuarr._philox import SIN_F32 as SIN, COS_F32 as COS, PI_HI_F32 as PI_HI, PI_LO_F32 as PI_LO
+    def f32(v):
+        return float(v).hex() + "f"
+    T = ctype
+    P = ptype
+    nvec = min(per, 16 // itemsize)      # values per vector store
+    nstores = per // nvec
+%>
+// Philox4x32-10 (Salmon et al., SC'11): ten rounds of two 32x32->64
+// multiplies and a Feistel-like mix; the key gets the Weyl increments
+// between rounds.
+// The key schedule: ks.k[2r], ks.k[2r+1] is the key of round r
+// (k0 + r * 0x9E3779B9, k1 + r * 0xBB67AE85).  The host computes it and
+// passes it as 20 kernel parameters, so that the XORs read it straight from
+// the constant bank instead of recomputing it every iteration.
+struct ga_keys { unsigned int k[20]; };
+
+GA_DEV uint4 ga_philox4x32_10(unsigned int c0, unsigned int c1,
+                              unsigned int c2, unsigned int c3,
+                              const ga_keys &ks)
+{
+#pragma unroll
+    for (int r = 0; r < 10; ++r) {
+        const unsigned int h0 = __umulhi(0xD2511F53u, c0);
+        const unsigned int l0 = 0xD2511F53u * c0;
+        const unsigned int h1 = __umulhi(0xCD9E8D57u, c2);
+        const unsigned int l1 = 0xCD9E8D57u * c2;
+        c0 = h1 ^ c1 ^ ks.k[2 * r];
+        c1 = l1;
+        c2 = h0 ^ c3 ^ ks.k[2 * r + 1];
+        c3 = l0;
+    }
+    return make_uint4(c0, c1, c2, c3);
+}
+
+GA_DEV unsigned int ga_lane(uint4 w, int i)
+{
+    return i == 0 ? w.x : i == 1 ? w.y : i == 2 ? w.z : w.w;
+}
+
+GA_DEV unsigned long long ga_join(unsigned int lo, unsigned int hi)
+{
+    return (unsigned long long)lo | ((unsigned long long)hi << 32);
+}
+
+% if T == "float":
+// [0, 1): top 24 bits * 2^-24 (exact)
+GA_DEV float ga_u01(unsigned int w)
+{
+    return __uint2float_rn(w >> 8) * 0x1p-24f;
+}
+// (0, 1]: fma(float(w), 2^-32, 2^-33), smallest 2^-33
+GA_DEV float ga_open01(unsigned int w)
+{
+    return __fmaf_rn(__uint2float_rn(w), 0x1p-32f, 0x1p-33f);
+}
+// sin(pi t) and cos(pi t) for t = m * 2^-23 in [0, 2), m < 2^24.  The
+// reduction to x = t - q/2 in [-1/4, 1/4) is exact integer arithmetic;
+// near-minimax polynomials (pi split in two floats) give at most 0.86 ulp
+// (checked over all 2^24 arguments by tests/test_random_cpu.py against
+// gpuarr._philox.sincospi_f32, which evaluates the same operations).
+GA_DEV void ga_sincospi24(unsigned int m, float *s, float *c)
+{
+    const unsigned int q = (m + (1u << 21)) >> 22;
+    const float x = __int2float_rn((int)m - (int)(q << 22)) * 0x1p-23f;
+    const float x2 = __fmul_rn(x, x);
+    const float x3 = __fmul_rn(x2, x);
+    float p = __fmaf_rn(${f32(SIN[2])}, x2, ${f32(SIN[1])});
+    p = __fmaf_rn(p, x2, ${f32(SIN[0])});
+    float sp = __fmaf_rn(p, x3, __fmul_rn(x, ${f32(PI_LO)}));
+    sp = __fmaf_rn(x, ${f32(PI_HI)}, sp);
+    float cp = __fmaf_rn(${f32(COS[3])}, x2, ${f32(COS[2])});
+    cp = __fmaf_rn(cp, x2, ${f32(COS[1])});
+    cp = __fmaf_rn(cp, x2, ${f32(COS[0])});
+    cp = __fmaf_rn(cp, x2, 1.0f);
+    const float a = (q & 1u) ? cp : sp;
+    const float b = (q & 1u) ? sp : cp;
+    *s = (q & 2u) ? -a : a;
+    *c = ((q + 1u) & 2u) ? -b : b;
+}
+% elif T == "double":
+// [0, 1): top 53 bits * 2^-53 (exact)
+GA_DEV double ga_u01(unsigned long long w)
+{
+    return (double)(w >> 11) * 0x1p-53;
+}
+// (0, 1]: (top 53 bits + 1) * 2^-53 (exact), smallest 2^-53
+GA_DEV double ga_open01(unsigned long long w)
+{
+    return ((double)(w >> 11) + 1.0) * 0x1p-53;
+}
+% endif
+
+// The ${per} values of block `blk` (Philox output `w`) into v[].
+GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
+                            const ga_keys &ks,
+                            ${P} a, ${P} b, unsigned long long thresh,
+                            ${T} *v)
+{
+% if dist == "uniform":
+  % if T == "float":
+    const float u[4] = {ga_u01(w.x), ga_u01(w.y), ga_u01(w.z), ga_u01(w.w)};
+  % else:
+    const double u[2] = {ga_u01(ga_join(w.x, w.y)), ga_u01(ga_join(w.z, w.w))};
+  % endif
+  % for i in range(per):
+    % if affine:
+    v[${i}] = ${"__fadd_rn(a, __fmul_rn(b, u[%d]))" % i if T == "float" else "__dadd_rn(a, __dmul_rn(b, u[%d]))" % i};
+    % else:
+    v[${i}] = u[${i}];
+    % endif
+  % endfor
+% elif dist == "normal":
+  % if T == "float":
+    // Box-Muller on word pairs (x, y) and (z, w): both outputs used.
+    float z[4];
+    {
+        const unsigned int wa[2] = {w.x, w.z}, wb[2] = {w.y, w.w};
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const float u1 = ga_open01(wa[j]);
+            float s, c;
+            ga_sincospi24(wb[j] >> 8, &s, &c);  // angle pi * (wb >> 8) * 2^-23
+            const float r = sqrtf(-2.0f * logf(u1));
+            z[2 * j] = __fmul_rn(r, c);
+            z[2 * j + 1] = __fmul_rn(r, s);
+        }
+    }
+  % else:
+    double z[2];
+    {
+        const double u1 = ga_open01(ga_join(w.x, w.y));
+        const double t = (double)(ga_join(w.z, w.w) >> 11) * 0x1p-52;  // [0, 2)
+        double s, c;
+        sincospi(t, &s, &c);
+        const double r = sqrt(-2.0 * log(u1));
+        z[0] = __dmul_rn(r, c);
+        z[1] = __dmul_rn(r, s);
+    }
+  % endif
+  % for i in range(per):
+    % if affine:
+    v[${i}] = ${"__fadd_rn(a, __fmul_rn(b, z[%d]))" % i if T == "float" else "__dadd_rn(a, __dmul_rn(b, z[%d]))" % i};
+    % else:
+    v[${i}] = z[${i}];
+    % endif
+  % endfor
+% elif dist == "exponential":
+  % for i in range(per):
+    {
+    % if T == "float":
+        const float e = 0.0f - logf(ga_open01(ga_lane(w, ${i})));
+        v[${i}] = ${"__fmul_rn(b, e)" if affine else "e"};
+    % else:
+        const double e = 0.0 - log(ga_open01(ga_join(ga_lane(w, ${2 * i}), ga_lane(w, ${2 * i + 1}))));
+        v[${i}] = ${"__dmul_rn(b, e)" if affine else "e"};
+    % endif
+    }
+  % endfor
+% elif dist == "integers":
+    // Lemire's nearly divisionless method; a rejected draw is redrawn
+    // from the same block and lane with counter word c2 = attempt.
+  % for i in range(per):
+    {
+    % if per == 4:
+        unsigned int x = ga_lane(w, ${i});
+        const unsigned int s = (unsigned int)b;
+        unsigned long long val;
+        if (s == 0) {
+            val = a + x;
+        } else {
+            unsigned long long m = (unsigned long long)x * s;
+            unsigned int attempt = 0;
+            while ((unsigned int)m < (unsigned int)thresh) {
+                ++attempt;
+                x = ga_lane(ga_philox4x32_10((unsigned int)blk, (unsigned int)(blk >> 32),
+                                             attempt, 0u, ks), ${i});
+                m = (unsigned long long)x * s;
+            }
+            val = a + (m >> 32);
+        }
+    % else:
+        unsigned long long x = ga_join(ga_lane(w, ${2 * i}), ga_lane(w, ${2 * i + 1}));
+        unsigned long long val;
+        if (b == 0) {
+            val = a + x;
+        } else {
+            unsigned long long l = x * b;
+            unsigned int attempt = 0;
+            while (l < thresh) {
+                ++attempt;
+                const uint4 r = ga_philox4x32_10((unsigned int)blk, (unsigned int)(blk >> 32),
+                                                 attempt, 0u, ks);
+                x = ga_join(ga_lane(r, ${2 * i}), ga_lane(r, ${2 * i + 1}));
+                l = x * b;
+            }
+            val = a + __umul64hi(x, b);
+        }
+    % endif
+    % if T == "bool":
+        v[${i}] = (val & 1ull) != 0;
+    % else:
+        v[${i}] = (${T})val;
+    % endif
+    }
+  % endfor
+% endif
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+${name}(${T} *__restrict__ out, unsigned long long n,
+        unsigned long long nblocks, unsigned long long offset, int vec,
+        ${P} a, ${P} b, unsigned long long thresh,
+        ${", ".join("unsigned int ks%d" % i for i in range(20))})
+{
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    const ga_keys ks = {{${", ".join("ks%d" % i for i in range(20))}}};
+    for (unsigned long long blk = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         blk < nblocks; blk += stride) {
+        const unsigned long long ctr = offset + blk;
+        const uint4 w = ga_philox4x32_10((unsigned int)ctr, (unsigned int)(ctr >> 32),
+                                         0u, 0u, ks);
+        ${T} v[${per}];
+        ga_block_values(w, ctr, ks, a, b, thresh, v);
+        const unsigned long long first = blk * ${per}ull;
+        if (vec && first + ${per}ull <= n) {
+% for j in range(nstores):
+            {
+                ga_vec<${T}, ${nvec}> q;
+  % for i in range(nvec):
+                q.v[${i}] = v[${j * nvec + i}];
+  % endfor
+                *reinterpret_cast<ga_vec<${T}, ${nvec}> *>(out + first + ${j * nvec}) = q;
+            }
+% endfor
+        } else {
+#pragma unroll
+            for (int i = 0; i < ${per}; ++i) {
+                if (first + i < n) out[first + i] = v[i];
+            }
+        }
+    }
+}
