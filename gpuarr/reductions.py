@@ -1,0 +1,636 @@
+"""numpy's reductions on GPUArrays (layer 6).
+
+Every function takes the array first and has the signature of the numpy
+function of the same name (``numpy.sum(a, axis=None, dtype=None, out=None,
+keepdims=False)``...).  Results follow numpy 2:
+
+* dtypes: numpy's own answer for the operand dtype and ``dtype=`` (asked
+  once of numpy on tiny arrays and cached): ``sum`` of int32 is int64, of
+  bool int64, of uint32 uint64; ``mean`` of integers float64; float16
+  results are accumulated in float32 and rounded once;
+* full reductions give 0-d GPUArrays (``float(x)``, ``int(x)``,
+  ``x.get()`` read them, PyCUDA's convention), others GPUArrays;
+  ``keepdims`` keeps the reduced axes with length 1; ``out=`` receives the
+  result converted to its dtype (numpy's unsafe casting of reductions) and
+  is returned;
+* ``axis`` may be None, an int or a tuple of ints: numpy's AxisError when
+  out of range, ValueError for duplicates, TypeError for non-integers;
+* NaN propagates through ``max``/``min``/``argmax``/``argmin`` (the first
+  NaN wins); ``nanmax``/``nanmin``/``nansum`` ignore NaN;
+* empty inputs are answered by numpy itself on an empty host array of the
+  same shape (same values, errors and warnings), then copied to the GPU.
+
+Kernels come from :mod:`gpuarr.reduction` (one launch per reduction, two
+for ``var``/``std``/``ptp``).
+"""
+
+import operator
+import warnings
+
+import numpy as np
+
+from . import gpuarray as _ga
+from . import reduction as _red
+from .gpuarray import GPUArray
+
+__all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
+           "dot", "vdot", "inner", "argmin", "argmax", "any", "all",
+           "count_nonzero", "ptp", "nansum", "nanmax", "nanmin"]
+
+_NoValue = np._NoValue
+_builtin_sum = sum
+_empty_c = _ga._empty_c
+_B = np.dtype(bool)
+_I8 = np.dtype(np.int64)
+_F2 = np.dtype(np.float16)
+_F4 = np.dtype(np.float32)
+_F8 = np.dtype(np.float64)
+
+
+def _factory(shape, dtype):
+    return _empty_c(tuple(shape), _ga._dtype(dtype))
+
+
+_red.set_array_factory(_factory)
+
+# ---------------------------------------------------------------------------
+# argument normalization (cached)
+
+_AXES = {}
+
+
+def _axes(axis, ndim):
+    """numpy's normalize_axis_tuple, sorted; None -> every axis."""
+    key = (axis, ndim, type(axis))
+    try:
+        return _AXES[key]
+    except (KeyError, TypeError):
+        pass
+    if axis is None:
+        r = tuple(range(ndim))
+    elif ndim == 0 and not isinstance(axis, (tuple, list)) and \
+            operator.index(axis) in (0, -1):
+        r = ()      # numpy's legacy: a scalar axis 0 or -1 of a 0-d array
+    else:
+        if not isinstance(axis, (tuple, list)):
+            try:
+                axis = (operator.index(axis),)
+            except TypeError:
+                raise TypeError("'%s' object cannot be interpreted as an "
+                                "integer" % type(axis).__name__) from None
+        ax = []
+        for a in axis:
+            try:
+                a = operator.index(a)
+            except TypeError:
+                raise TypeError("'%s' object cannot be interpreted as an "
+                                "integer" % type(a).__name__) from None
+            if not -ndim <= a < ndim:
+                raise np.exceptions.AxisError(a, ndim)
+            ax.append(a % ndim)
+        if len(set(ax)) != len(ax):
+            raise ValueError("duplicate value in 'axis'")
+        r = tuple(sorted(ax))
+    try:
+        if len(_AXES) > 4096:
+            _AXES.clear()
+        _AXES[key] = r
+    except TypeError:
+        pass
+    return r
+
+
+def _as_array(a):
+    if isinstance(a, GPUArray):
+        return a
+    if hasattr(a, "ptr") and hasattr(a, "strides"):
+        return a
+    return _ga.asarray(a)
+
+
+_DT = {}
+
+
+def _np_dtype(name, fn, dt, dtype, **kw):
+    """numpy's result dtype of ``fn`` on a tiny array of ``dt`` (cached)."""
+    key = (name, dt, dtype)
+    try:
+        return _DT[key]
+    except KeyError:
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = np.ones(2, dt)
+        if dtype is not None:
+            kw["dtype"] = dtype
+        r = np.asarray(fn(x, **kw)).dtype
+    _ga._dtype(r)
+    _DT[key] = r
+    return r
+
+
+_NP_FUNCS = {
+    "sum": np.sum, "prod": np.prod, "nansum": np.nansum, "mean": np.mean,
+    "var": np.var, "std": np.std, "max": np.max, "min": np.min,
+    "amax": np.max, "amin": np.min, "nanmax": np.nanmax,
+    "nanmin": np.nanmin, "ptp": np.ptp, "argmax": np.argmax,
+    "argmin": np.argmin, "any": np.any, "all": np.all,
+    "count_nonzero": np.count_nonzero,
+}
+_WITH_DTYPE = ("sum", "prod", "nansum", "mean", "var", "std")
+
+
+def result_dtype(name, dt, dtype=None):
+    """The dtype numpy gives ``numpy.<name>`` of a ``dt`` array (and
+    ``dtype=``), which gpuarr's function of that name returns.
+
+    Parameters
+    ----------
+    name : str
+        ``"sum"``, ``"mean"``, ``"argmax"``, ...
+    dt : dtype-like
+    dtype : dtype-like, optional
+        The ``dtype=`` argument, for functions that take one.
+    """
+    dt = np.dtype(dt)
+    if name in _WITH_DTYPE:
+        return _np_dtype(name, _NP_FUNCS[name], dt, dtype)
+    if name in ("max", "min", "amax", "amin", "nanmax", "nanmin", "ptp"):
+        return dt
+    if name in ("argmax", "argmin", "count_nonzero"):
+        return _I8
+    if name in ("any", "all"):
+        return _B
+    raise ValueError("unknown reduction %r" % (name,))
+
+
+def _check_where(where, initial=_NoValue):
+    if where is not _NoValue and where is not True:
+        raise NotImplementedError("where= is not supported by gpuarr")
+    if initial is not _NoValue:
+        raise NotImplementedError("initial= is not supported by gpuarr")
+
+
+def _numpy_empty(fn, a, kw, out):
+    """Answer a reduction of an empty array with numpy itself."""
+    r = np.asarray(fn(np.zeros(a.shape, a.dtype), **kw))
+    if out is not None:
+        if out.size:
+            out.set(np.ascontiguousarray(r.astype(out.dtype, copy=False)
+                                         .reshape(out.shape)))
+        return out
+    return _ga.to_gpu(np.ascontiguousarray(r))
+
+
+def _target(a, axes, out, keepdims, res_dt, name):
+    """(array the kernel writes, array returned) for output shape rules."""
+    shape = a.shape
+    kshape = tuple(n for k, n in enumerate(shape) if k not in axes)
+    if out is None:
+        res = _empty_c(kshape, res_dt)
+        if keepdims:
+            kd = tuple(1 if k in axes else n for k, n in enumerate(shape))
+            return res, res.reshape(kd)
+        return res, res
+    if not hasattr(out, "ptr"):
+        raise TypeError("out must be a GPUArray, not %s" % type(out).__name__)
+    want = (tuple(1 if k in axes else n for k, n in enumerate(shape))
+            if keepdims else kshape)
+    if tuple(out.shape) != want:
+        if len(out.shape) != len(want):
+            raise ValueError(
+                "output parameter for reduction operation %s has the wrong "
+                "number of dimensions: Found %d but expected %d"
+                % (name, len(out.shape), len(want)))
+        raise ValueError("output parameter for reduction operation %s has a "
+                         "non-reduced dimension with the wrong size: found "
+                         "%s, expected %s" % (name, tuple(out.shape), want))
+    if keepdims:
+        st = tuple(s for k, s in enumerate(out.strides) if k not in axes)
+        w = GPUArray(kshape, out.dtype, gpudata=out.ptr, strides=st, base=out)
+        return w, out
+    return out, out
+
+
+def _reduce(op, fn, name, a, axis, out, keepdims, res_dt, ct, kw,
+            scale=None, stream=None):
+    a = _as_array(a)
+    axes = _axes(axis, len(a.shape))
+    if a.size == 0:
+        return _numpy_empty(fn, a, kw, out)
+    w, ret = _target(a, axes, out, keepdims, res_dt, name)
+    if scale is None:
+        _red.run_reduction(op, (a,), w, axes, ct, stream=stream)
+    else:
+        n = 1
+        for k in axes:
+            n *= a.shape[k]
+        _red.run_reduction(op, (a,), w, axes, ct, scale=float(scale(n)),
+                           stream=stream)
+    return ret
+
+
+# ---------------------------------------------------------------------------
+# sums and products
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
+        initial=_NoValue, where=_NoValue):
+    """Sum of array elements over the given axes (``numpy.sum``).
+
+    Parameters
+    ----------
+    a : GPUArray
+    axis : None, int or tuple of ints
+        Axes summed over; None sums everything.
+    dtype : dtype-like, optional
+        Accumulator and result dtype.  Default numpy's: the platform
+        integer (int64) for smaller signed integers and bool, uint64 for
+        smaller unsigned ones, otherwise ``a.dtype``.
+    out : GPUArray, optional
+        Output of the result's shape (``keepdims`` included); the result is
+        converted to its dtype.
+    keepdims : bool
+
+    Returns
+    -------
+    GPUArray
+        0-d for a full reduction.  float16 is accumulated in float32.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As numpy: axis out of range, duplicate axes, a wrong ``out`` shape.
+    """
+    _check_where(where, initial)
+    dt = a.dtype
+    res = _np_dtype("sum", np.sum, dt, dtype)
+    return _reduce("sum", np.sum, "add", a, axis, out, keepdims, res, res,
+                   {"axis": axis, "dtype": dtype, "keepdims": keepdims})
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
+           initial=_NoValue, where=_NoValue):
+    """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`."""
+    _check_where(where, initial)
+    res = _np_dtype("nansum", np.nansum, a.dtype, dtype)
+    return _reduce("nansum", np.nansum, "add", a, axis, out, keepdims, res,
+                   res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False,
+         initial=_NoValue, where=_NoValue):
+    """Product of array elements (``numpy.prod``); dtypes as :func:`sum`.
+
+    Integer products wrap around modulo ``2**bits`` like numpy's.
+    """
+    _check_where(where, initial)
+    res = _np_dtype("prod", np.prod, a.dtype, dtype)
+    return _reduce("prod", np.prod, "multiply", a, axis, out, keepdims, res,
+                   res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """Number of non-zero elements (``numpy.count_nonzero``).
+
+    Returns
+    -------
+    GPUArray of int64
+        0-d when ``axis`` is None (numpy returns a Python int there).
+    """
+    return _reduce("count_nonzero", np.count_nonzero, "add", a, axis, None,
+                   keepdims, _I8, _I8, {"axis": axis, "keepdims": keepdims})
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
+         where=_NoValue):
+    """Arithmetic mean (``numpy.mean``).
+
+    Integers and bool are averaged in float64; float16 is summed in float32
+    and the result rounded to float16 (numpy's rule).  The sum is divided by
+    the count in double precision and rounded once.  An empty reduction
+    gives NaN with numpy's RuntimeWarning.
+    """
+    _check_where(where)
+    dt = a.dtype
+    res = _np_dtype("mean", np.mean, dt, dtype)
+    if dtype is not None:
+        ct = np.dtype(dtype)
+    elif dt.kind in "biu":
+        ct = _F8
+    elif dt == _F2:
+        ct = _F4
+    else:
+        ct = dt
+    return _reduce("mean", np.mean, "add", a, axis, out, keepdims, res, ct,
+                   {"axis": axis, "dtype": dtype, "keepdims": keepdims},
+                   scale=lambda n: n)
+
+
+def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
+    a = _as_array(a)
+    dt = a.dtype
+    res = _np_dtype(op, fn, dt, dtype)
+    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
+    axes = _axes(axis, len(a.shape))
+    if a.size == 0:
+        return _numpy_empty(fn, a, kw, out)
+    if dtype is not None:
+        md = np.dtype(dtype)
+    elif dt.kind in "biu":
+        md = _F8
+    elif dt == _F2:
+        md = _F4
+    else:
+        md = dt
+    if md.kind not in "fc":
+        md = _F8
+    n = 1
+    for k in axes:
+        n *= a.shape[k]
+    kshape = tuple(m for k, m in enumerate(a.shape) if k not in axes)
+    m = _empty_c(kshape, md)
+    _red.run_reduction("mean", (a,), m, axes, md, scale=float(n))
+    w, ret = _target(a, axes, out, keepdims, res, "add")
+    _red.run_reduction(op, (a,), w, axes, md, aux=m,
+                       scale=float(max(n - ddof, 0)))
+    return ret
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+        where=_NoValue, mean=_NoValue, correction=_NoValue):
+    """Variance (``numpy.var``): ``sum(|x - mean|**2) / (n - ddof)``.
+
+    Two passes (the mean, then the squared deviations), as numpy computes
+    it.  The result is real (float64 for integers, the real dtype for
+    complex).  ``n - ddof <= 0`` gives inf or NaN like numpy.
+    """
+    _check_where(where)
+    if mean is not _NoValue:
+        raise NotImplementedError("mean= is not supported by gpuarr")
+    if correction is not _NoValue:
+        ddof = correction
+    return _var("var", np.var, a, axis, dtype, out, ddof, keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+        where=_NoValue, mean=_NoValue, correction=_NoValue):
+    """Standard deviation (``numpy.std``): the square root of :func:`var`."""
+    _check_where(where)
+    if mean is not _NoValue:
+        raise NotImplementedError("mean= is not supported by gpuarr")
+    if correction is not _NoValue:
+        ddof = correction
+    return _var("std", np.std, a, axis, dtype, out, ddof, keepdims)
+
+
+# ---------------------------------------------------------------------------
+# extrema
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
+        where=_NoValue):
+    """Maximum (``numpy.max``); NaN propagates (the result is NaN if any is).
+
+    Raises
+    ------
+    ValueError
+        For a reduction over an empty axis (``zero-size array to reduction
+        operation maximum which has no identity``), as numpy.
+    """
+    _check_where(where, initial)
+    return _reduce("max", np.max, "maximum", a, axis, out, keepdims, a.dtype,
+                   a.dtype, {"axis": axis, "keepdims": keepdims})
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
+        where=_NoValue):
+    """Minimum (``numpy.min``); NaN propagates.  See :func:`max`."""
+    _check_where(where, initial)
+    return _reduce("min", np.min, "minimum", a, axis, out, keepdims, a.dtype,
+                   a.dtype, {"axis": axis, "keepdims": keepdims})
+
+
+amax = max
+amin = min
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
+           where=_NoValue):
+    """Maximum ignoring NaN (``numpy.nanmax``).
+
+    An all-NaN slice gives NaN (numpy also warns; gpuarr does not, the
+    answer is on the device).
+    """
+    _check_where(where, initial)
+    return _reduce("nanmax", np.nanmax, "fmax", a, axis, out, keepdims,
+                   a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
+           where=_NoValue):
+    """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`."""
+    _check_where(where, initial)
+    return _reduce("nanmin", np.nanmin, "fmin", a, axis, out, keepdims,
+                   a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range of values, ``max - min`` (``numpy.ptp``), in ``a``'s dtype
+    (unsigned results wrap like numpy's)."""
+    a = _as_array(a)
+    if a.size == 0:
+        return _numpy_empty(np.ptp, a, {"axis": axis, "keepdims": keepdims},
+                            out)
+    if a.dtype == _B:
+        raise TypeError("numpy boolean subtract, the `-` operator, is not "
+                        "supported, use the bitwise_xor, the `^` operator, or "
+                        "the logical_xor function instead.")
+    hi = max(a, axis=axis, keepdims=keepdims)
+    lo = min(a, axis=axis, keepdims=keepdims)
+    if out is None:
+        return _ga.subtract(hi, lo)
+    _target(a, _axes(axis, len(a.shape)), out, keepdims, a.dtype, "subtract")
+    return _ga.subtract(hi, lo, out=out)
+
+
+def _arg(op, fn, a, axis, out, keepdims):
+    a = _as_array(a)
+    nd = len(a.shape)
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        try:
+            ax = operator.index(axis)
+        except TypeError:
+            raise TypeError("'%s' object cannot be interpreted as an integer"
+                            % type(axis).__name__) from None
+        if nd == 0 and ax in (0, -1):
+            axes = ()
+        elif not -nd <= ax < nd:
+            raise np.exceptions.AxisError(ax, nd)
+        else:
+            axes = (ax % nd,)
+    kw = {"axis": axis, "keepdims": keepdims}
+    if a.size == 0:
+        return _numpy_empty(fn, a, kw, out)
+    if out is not None and out.dtype != _I8:
+        raise TypeError("Cannot cast array data from %r to dtype('int64') "
+                        "according to the rule 'safe'" % (out.dtype,))
+    if axis is None and keepdims:
+        w, ret = _target(a, axes, out, True, _I8, op)
+    else:
+        w, ret = _target(a, axes, out, keepdims, _I8, op)
+    _red.run_reduction(op, (a,), w, axes, a.dtype)
+    return ret
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first maximum (``numpy.argmax``); NaN counts as the
+    maximum (the first NaN's index).  With ``axis=None`` the index is into
+    the flattened (C order) array, whatever the strides.
+
+    Returns
+    -------
+    GPUArray of int64
+    """
+    return _arg("argmax", np.argmax, a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the first minimum (``numpy.argmin``); see :func:`argmax`."""
+    return _arg("argmin", np.argmin, a, axis, out, keepdims)
+
+
+# ---------------------------------------------------------------------------
+# logical
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
+    """Whether any element is non-zero (``numpy.any``); bool result."""
+    _check_where(where)
+    return _reduce("any", np.any, "logical_or", a, axis, out, keepdims, _B,
+                   _B, {"axis": axis, "keepdims": keepdims})
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
+    """Whether every element is non-zero (``numpy.all``); bool result."""
+    _check_where(where)
+    return _reduce("all", np.all, "logical_and", a, axis, out, keepdims, _B,
+                   _B, {"axis": axis, "keepdims": keepdims})
+
+
+# ---------------------------------------------------------------------------
+# products of two arrays (one fused pass, no temporary)
+
+
+def _dot_dtype(name, fn, d1, d2):
+    key = (name, d1, d2)
+    try:
+        return _DT[key]
+    except KeyError:
+        pass
+    r = np.asarray(fn(np.ones(2, d1), np.ones(2, d2))).dtype
+    _ga._dtype(r)
+    _DT[key] = r
+    return r
+
+
+def _check_dot_out(out, shape, dt):
+    if out is None:
+        return
+    if not hasattr(out, "ptr"):
+        raise TypeError("out must be a GPUArray")
+    if tuple(out.shape) != tuple(shape) or out.dtype != dt or \
+            not out.flags.c_contiguous:
+        raise ValueError("output array is not acceptable (must have the right "
+                         "datatype, number of dimensions, and be a C-Array)")
+
+
+def _inner_last(name, a, b, out):
+    """Sum over the last axis of ``a * b`` where ``b`` is 1-D (a vector, a
+    matrix-vector product): ``b`` is broadcast with stride 0."""
+    fn = np.dot if name == "dot" else np.inner
+    res = _dot_dtype(name, fn, a.dtype, b.dtype)
+    nd = len(a.shape)
+    if a.shape[-1] != b.shape[0]:
+        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
+                         "(dim 0)" % (a.shape, b.shape, a.shape[-1], nd - 1,
+                                      b.shape[0]))
+    kshape = a.shape[:-1]
+    _check_dot_out(out, kshape, res)
+    if a.size == 0:
+        r = fn(np.zeros(a.shape, a.dtype), np.zeros(b.shape, b.dtype))
+        if out is not None:
+            out.set(np.asarray(r, out.dtype).reshape(out.shape))
+            return out
+        return _ga.to_gpu(np.ascontiguousarray(np.asarray(r)))
+    bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
+                  strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
+    w = out if out is not None else _empty_c(kshape, res)
+    _red.run_reduction("dot", (a, bb), w, (nd - 1,), res)
+    return w
+
+
+def dot(a, b, out=None):
+    """Dot product (``numpy.dot``) of vectors, or matrix (N-D) times vector.
+
+    Vectors: one fused pass computing ``sum(a[i] * b[i])`` (no temporary),
+    any strides.  Result dtype numpy's (``int8 . int8`` is int8, wrapping;
+    ``bool . bool`` is bool); float16 accumulates in float32.  0-d operands
+    multiply.  Products of two matrices are not reductions and raise
+    NotImplementedError.
+
+    Raises
+    ------
+    ValueError
+        For misaligned shapes (numpy's message) or an unacceptable ``out``.
+    """
+    a = _as_array(a)
+    b = _as_array(b)
+    if len(a.shape) == 0 or len(b.shape) == 0:
+        if out is None:
+            return _ga.multiply(a, b)
+        return _ga.multiply(a, b, out=out)
+    if len(b.shape) == 1:
+        return _inner_last("dot", a, b, out)
+    raise NotImplementedError("gpuarr.dot supports vector . vector and "
+                              "N-D . vector (matrix products need GEMM)")
+
+
+def inner(a, b):
+    """Inner product over the last axes (``numpy.inner``) where ``b`` is a
+    vector (or 0-d); see :func:`dot`."""
+    a = _as_array(a)
+    b = _as_array(b)
+    if len(a.shape) == 0 or len(b.shape) == 0:
+        return _ga.multiply(a, b)
+    if len(b.shape) == 1:
+        if a.shape[-1] != b.shape[0]:
+            raise ValueError("shapes %s and %s not aligned: %d (dim %d) != "
+                             "%d (dim 0)" % (a.shape, b.shape, a.shape[-1],
+                                             len(a.shape) - 1, b.shape[0]))
+        return _inner_last("inner", a, b, None)
+    if len(a.shape) == 1:
+        return _inner_last("inner", b, a, None)
+    raise NotImplementedError("gpuarr.inner supports at least one 1-D "
+                              "operand")
+
+
+def vdot(a, b):
+    """``sum(conj(a) * b)`` over the flattened arrays (``numpy.vdot``);
+    one fused pass.  Result dtype numpy's; 0-d GPUArray."""
+    a = _as_array(a)
+    b = _as_array(b)
+    if a.size != b.size:
+        raise ValueError("cannot reshape array of size %d into shape (%d,)"
+                         % (b.size, a.size))
+    res = _dot_dtype("vdot", np.vdot, a.dtype, b.dtype)
+    if a.size == 0:
+        return _ga.to_gpu(np.zeros((), res))
+    if tuple(a.shape) != tuple(b.shape):
+        a = a.reshape(-1)
+        b = b.reshape(-1)
+    w = _empty_c((), res)
+    _red.run_reduction("vdot", (a, b), w, tuple(range(len(a.shape))), res)
+    return w

@@ -1,0 +1,393 @@
+"""CPU tests of the reductions: numpy's result dtypes, axis normalization and
+its errors, kernel plans, every template variant rendering and compiling for
+sm_90 (NVRTC or nvcc; no GPU), and ReductionKernel's argument checks."""
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from gpuarr import _dtypes
+from gpuarr import reduction as R
+from gpuarr import reductions as RS
+
+DTYPES = _dtypes.SUPPORTED
+
+
+class FakeArray:
+    """Array-like with a made-up device address (nothing is launched)."""
+
+    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape)
+        if strides is None:
+            strides, acc = [], self.dtype.itemsize
+            for n in reversed(self.shape):
+                strides.insert(0, acc)
+                acc *= n
+        self.strides = tuple(strides)
+        self.ptr = ptr
+        self.size = int(np.prod(self.shape))
+
+
+def _compiler():
+    try:
+        from gpuarr import compiler
+        compiler.find_compiler()
+    except Exception:
+        return None
+
+    def comp(src):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compiler.compile(src, arch="sm_90", no_extern_c=True,
+                             cache_dir=False)
+    return comp
+
+
+COMPILE = _compiler()
+needs_compiler = pytest.mark.skipif(COMPILE is None, reason="no CUDA compiler")
+
+
+# ---------------------------------------------------------------------------
+# result dtypes against numpy
+
+def _np_result(name, dt, dtype=None):
+    x = np.ones((2, 3), dt)
+    fn = getattr(np, name)
+    kw = {}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(fn(x, axis=0, **kw)).dtype
+
+
+NAMES = ["sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
+         "amin", "nanmax", "nanmin", "argmax", "argmin", "any", "all",
+         "count_nonzero", "ptp"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_result_dtype_matches_numpy(name, dt):
+    try:
+        want = _np_result(name, dt)
+    except TypeError:
+        pytest.skip("numpy has no %s for %s" % (name, dt))
+    assert RS.result_dtype(name, dt) == want
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "var", "std",
+                                  "nansum"])
+@pytest.mark.parametrize("dtype", ["i4", "u2", "f4", "f8", "c16"])
+@pytest.mark.parametrize("dt", ["?", "i1", "u4", "f2", "f4", "i8"])
+def test_result_dtype_with_dtype_argument(name, dt, dtype):
+    try:
+        want = _np_result(name, dt, dtype)
+    except TypeError:
+        pytest.skip("numpy refuses")
+    assert RS.result_dtype(name, dt, dtype) == want
+
+
+def test_sum_dtype_table_spot_checks():
+    assert RS.result_dtype("sum", "i4") == np.int64
+    assert RS.result_dtype("sum", "?") == np.int64
+    assert RS.result_dtype("sum", "u4") == np.uint64
+    assert RS.result_dtype("sum", "f2") == np.float16
+    assert RS.result_dtype("mean", "i2") == np.float64
+    assert RS.result_dtype("var", "c8") == np.float32
+
+
+@pytest.mark.parametrize("d1", ["?", "i1", "i4", "u8", "f2", "f4", "f8", "c8"])
+@pytest.mark.parametrize("d2", ["?", "i1", "f4", "c16"])
+def test_dot_dtype(d1, d2):
+    want = np.dot(np.ones(2, d1), np.ones(2, d2)).dtype
+    assert RS._dot_dtype("dot", np.dot, np.dtype(d1), np.dtype(d2)) == want
+    want = np.vdot(np.ones(2, d1), np.ones(2, d2)).dtype
+    assert RS._dot_dtype("vdot", np.vdot, np.dtype(d1), np.dtype(d2)) == want
+
+
+# ---------------------------------------------------------------------------
+# axis normalization
+
+@pytest.mark.parametrize("axis,ndim,want", [
+    (None, 3, (0, 1, 2)), (0, 3, (0,)), (-1, 3, (2,)), ((2, 0), 3, (0, 2)),
+    ((-1, -3), 3, (0, 2)), ((), 3, ()), (None, 0, ()), ([1, 0], 2, (0, 1)),
+    (np.int64(1), 2, (1,)),
+])
+def test_axes(axis, ndim, want):
+    assert RS._axes(axis, ndim) == want
+
+
+def test_axis_zero_of_0d():
+    # numpy's legacy: axis 0 or -1 of a 0-d array reduces nothing
+    assert RS._axes(0, 0) == () and RS._axes(-1, 0) == ()
+    with pytest.raises(np.exceptions.AxisError):
+        RS._axes((0,), 0)
+
+
+@pytest.mark.parametrize("axis,ndim", [(3, 3), (-4, 3), ((0, 5), 3), (1, 0),
+                                       ((0,), 0)])
+def test_axis_out_of_range(axis, ndim):
+    with pytest.raises(np.exceptions.AxisError):
+        RS._axes(axis, ndim)
+    with pytest.raises(np.exceptions.AxisError):
+        np.sum(np.ones((1,) * ndim), axis=axis)
+
+
+@pytest.mark.parametrize("axis", [(0, 0), (1, -1)])
+def test_duplicate_axes(axis):
+    with pytest.raises(ValueError, match="duplicate"):
+        RS._axes(axis, 2)
+
+
+@pytest.mark.parametrize("axis", [1.0, "0", (0, 1.5)])
+def test_axis_type(axis):
+    with pytest.raises(TypeError):
+        RS._axes(axis, 2)
+
+
+# ---------------------------------------------------------------------------
+# plans: path, vector width, splitting, index width
+
+def _spec(op, dt, shape, axes, strides=None, ptr=1 << 24, ct=None, aux=None,
+          out_dt=None, nin=1, nsm=132):
+    dt = np.dtype(dt)
+    ins = [FakeArray(dt, shape, strides, ptr) for _ in range(nin)]
+    ks = tuple(n for k, n in enumerate(shape) if k not in axes)
+    out = FakeArray(out_dt or dt, ks)
+    return R.reduce_spec(op, ins, out, tuple(axes), np.dtype(ct or dt),
+                         None if aux is None else np.dtype(aux), nsm)
+
+
+def test_plan_full_contiguous():
+    s = _spec("sum", "f4", (1 << 28,), (0,))
+    assert s.path == "rows" and s.render_kw["vec"] == 4
+    assert s.render_kw["group"] == 256 and s.needs_ws
+    assert s.grid[0] <= 132 * R._MIN_BLOCKS
+    assert s.render_kw["itype"] == "int"
+
+
+def test_plan_small_sum_one_block_no_workspace():
+    s = _spec("sum", "f4", (1024,), (0,))
+    assert s.grid == (1, 1, 1) and not s.needs_ws
+    assert s.render_kw["vec"] == 4
+
+
+def test_plan_rows_and_cols():
+    s = _spec("sum", "f4", (16384, 16384), (1,))
+    assert s.path == "rows" and s.render_kw["vec"] == 4
+    assert s.grid[0] == 16384 and not s.needs_ws
+    s = _spec("sum", "f4", (16384, 16384), (0,))
+    assert s.path == "cols"
+    s = _spec("sum", "f4", (1000, 64), (1,))
+    assert s.path == "rows" and s.render_kw["group"] == 32
+
+
+def test_plan_transposed_full_reduction_is_contiguous():
+    # a C array seen transposed: axes reordered and merged into one
+    s = _spec("sum", "f4", (64, 32), (0, 1), strides=(4, 256))
+    assert s.render_kw["rdim"] == 1 and s.render_kw["rcontig"]
+    # argmax keeps the logical order
+    s = _spec("argmax", "f4", (64, 32), (0, 1), strides=(4, 256),
+              out_dt="i8")
+    assert s.render_kw["rdim"] == 2
+
+
+def test_plan_negative_stride_flipped():
+    n = 4096
+    s = _spec("sum", "f4", (n,), (0,), strides=(-4,), ptr=(1 << 24) + 4 * (n - 1))
+    assert s.offsets == (-4 * (n - 1),)
+    assert s.render_kw["vec"] == 4
+    s = _spec("argmax", "f4", (n,), (0,), strides=(-4,), out_dt="i8")
+    assert s.offsets == (0,) and not s.render_kw["rcontig"]
+
+
+def test_plan_misaligned_falls_back_to_scalar():
+    s = _spec("sum", "f4", (4096,), (0,), ptr=(1 << 24) + 4)
+    assert s.render_kw["vec"] == 1
+
+
+def test_plan_wide_index():
+    s = _spec("sum", "i1", (2 ** 31 + 5,), (0,), ct="i8", out_dt="i8")
+    assert s.render_kw["itype"] == "long long"
+    s = _spec("sum", "f4", (1 << 20,), (0,))
+    assert s.render_kw["itype"] == "int"
+
+
+def test_plan_empty():
+    s = _spec("sum", "f4", (0, 5), (1,))
+    assert s.empty
+    s = _spec("sum", "f4", (5, 0), (1,))
+    assert not s.empty and s.tail[3] == 0
+
+
+def test_plan_output_shape_checked():
+    ins = [FakeArray("f4", (3, 4))]
+    with pytest.raises(ValueError):
+        R.reduce_spec("sum", ins, FakeArray("f4", (4,)), (1,), np.dtype("f4"))
+
+
+# ---------------------------------------------------------------------------
+# render + compile every op and dtype, and every path
+
+def _ct(op, dt):
+    name = {"sumsq": None, "abssum": None, "absmax": None, "absmin": None,
+            "dot": None, "vdot": None}.get(op, op)
+    if op in ("sumsq", "abssum", "absmax", "absmin"):
+        return np.dtype("f8") if dt.kind in "biu" else dt
+    if op in ("dot", "vdot"):
+        return np.dot(np.ones(1, dt), np.ones(1, dt)).dtype
+    if op in ("argmax", "argmin", "max", "min", "nanmax", "nanmin", "any",
+              "all"):
+        return dt
+    if op == "count_nonzero":
+        return np.dtype("i8")
+    if op in ("var", "std", "mean"):
+        return np.dtype("f8") if dt.kind in "biu" else (
+            np.dtype("f4") if dt == np.float16 else dt)
+    return RS.result_dtype(name, dt)
+
+
+def _out(op, dt, ct):
+    if op in ("argmax", "argmin", "count_nonzero"):
+        return np.dtype("i8")
+    if op in ("any", "all"):
+        return np.dtype(bool)
+    if op in ("var", "std", "sumsq", "abssum", "absmax", "absmin"):
+        return RS.result_dtype("var", dt) if op in ("var", "std") else (
+            np.dtype("f8") if dt.kind in "biu" else R._real(dt))
+    if op == "mean":
+        return RS.result_dtype("mean", dt)
+    return ct
+
+
+def _cases():
+    out = []
+    for op in R.OPS:
+        for dt in DTYPES:
+            if op in ("var", "std", "mean") and False:
+                continue
+            out.append((op, dt))
+    return out
+
+
+def _render(op, dt, shape=(1000, 37), axes=(1,), strides=None):
+    ct = _ct(op, dt)
+    aux = ct if op in ("var", "std") else None
+    nin = R.OPS[op][0]
+    return _spec(op, dt, shape, axes, strides=strides, ct=ct, aux=aux,
+                 out_dt=_out(op, dt, ct), nin=nin)
+
+
+def test_render_deterministic():
+    a = _render("sum", np.dtype("f4")).source()
+    b = _render("sum", np.dtype("f4")).source()
+    assert a == b
+
+
+@needs_compiler
+def test_compile_every_op_and_dtype():
+    jobs = []
+    for op, dt in _cases():
+        # full reduction (vector rows path) and an inner-axis reduction
+        jobs.append(("%s %s full" % (op, dt),
+                     _render(op, dt, (4099,), (0,)).source()))
+        jobs.append(("%s %s cols" % (op, dt),
+                     _render(op, dt, (300, 70), (0,)).source()))
+    errors = []
+
+    def one(job):
+        try:
+            COMPILE(job[1])
+        except Exception as exc:  # collect, report all
+            errors.append("%s: %s" % (job[0], str(exc)[:2000]))
+    with ThreadPoolExecutor(8) as ex:
+        list(ex.map(one, jobs))
+    assert not errors, "\n".join(errors[:5])
+
+
+PATHS = [
+    ("rows vec", "f4", (1 << 20,), (0,), None),
+    ("rows vec split rows", "f2", (4, 1 << 20), (1,), None),
+    ("rows warp", "f8", (1000, 64), (1,), None),
+    ("rows strided", "f4", (100, 50), (1,), (400, 8)),
+    ("rows nd R", "i4", (6, 7, 8), (0, 2), (4, 24 * 8, 24)),
+    ("rows nd K", "f4", (6, 7, 8, 9), (3,), (4 * 8 * 9 * 7, 4 * 8 * 9, 4 * 9, 4)),
+    ("cols split", "f4", (100000, 16), (0,), None),
+    ("cols nd", "c8", (10, 20, 30), (1,), None),
+    ("negative", "f8", (1000,), (0,), (-8,)),
+    ("wide", "i1", (2 ** 31 + 5,), (0,), None),
+    ("0-d", "f4", (), (), None),
+    ("no axes", "f4", (5, 6), (), None),
+]
+
+
+@needs_compiler
+@pytest.mark.parametrize("op", ["sum", "argmax", "var", "dot", "max"])
+@pytest.mark.parametrize("case", PATHS, ids=[p[0] for p in PATHS])
+def test_compile_paths(op, case):
+    _, dt, shape, axes, strides = case
+    dt = np.dtype(dt)
+    if op == "argmax" and len(axes) > 1:
+        pytest.skip("argmax takes one axis or all")
+    s = _render(op, dt, shape, axes, strides)
+    COMPILE(s.source())
+
+
+# ---------------------------------------------------------------------------
+# ReductionKernel
+
+def test_reduction_kernel_source_compiles():
+    k = R.ReductionKernel(np.float32, neutral="0", reduce_expr="a+b",
+                          map_expr="x[i]*y[i]", arguments="float *x, float *y")
+    src = k.get_source((1 << 20,))
+    assert "x[i]*y[i]" in src
+    if COMPILE is not None:
+        COMPILE(src)
+        COMPILE(k.get_source((64, 100), axis=0))
+        COMPILE(k.get_source((64, 100), axis=1))
+    k = R.ReductionKernel(np.float32, neutral="-INFINITY",
+                          reduce_expr="fmaxf(a, b)",
+                          arguments="const float *x")
+    if COMPILE is not None:
+        COMPILE(k.get_source((4096,)))
+    k = R.ReductionKernel(np.int8, neutral="0", reduce_expr="a+b",
+                          arguments="signed char *x, int s", map_expr="x[i]*s")
+    if COMPILE is not None:
+        COMPILE(k.get_source((4096,)))
+
+
+def test_reduction_kernel_bad_declarations():
+    with pytest.raises(ValueError):
+        R.ReductionKernel(np.float32, "0", "a+b", arguments="float *x, float *x")
+    with pytest.raises(ValueError):
+        R.ReductionKernel(np.float32, "0", "a+b", arguments="quux *x")
+    with pytest.raises(ValueError):
+        R.ReductionKernel(np.float32, "0", "a+b", arguments="float *x",
+                          name="not a name")
+    with pytest.raises(ValueError):
+        R.ReductionKernel(np.float32, "", "a+b", arguments="float *x")
+    with pytest.raises(TypeError):
+        R.ReductionKernel(np.float32, "0", "a+b")
+    with pytest.raises(TypeError):
+        R.ReductionKernel(np.dtype("U3"), "0", "a+b", arguments="float *x")
+
+
+def test_reduction_kernel_call_errors_before_launch():
+    k = R.ReductionKernel(np.float32, "0", "a+b", map_expr="x[i]*y[i]",
+                          arguments="float *x, float *y")
+    x = FakeArray("f4", (10,))
+    with pytest.raises(TypeError, match="'y'"):
+        k(x)                                   # missing argument
+    with pytest.raises(TypeError, match="'y'"):
+        k(x, FakeArray("f8", (10,)))            # wrong dtype
+    with pytest.raises(ValueError, match="'y'"):
+        k(x, FakeArray("f4", (11,)))            # different sizes
+    with pytest.raises(TypeError, match="'x'"):
+        k(1.0, x)                               # scalar for a pointer
+    with pytest.raises(ValueError):
+        k(x, FakeArray("f4", (10,), strides=(8,)))  # not contiguous
+    with pytest.raises(TypeError):
+        k(x, x, bogus=1)
