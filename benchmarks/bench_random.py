@@ -1,0 +1,83 @@
+"""Random numbers: 2**28 float32 standard normals and uniforms (and float64
+ones) written into a preallocated array; GB/s written (higher is better),
+beside CuPy's and PyTorch's generators where importable.
+
+Prediction (H200, see docs/random.md): uniforms are memory-bound (~60 SASS
+instructions per 16 bytes, under the ~0.27 ms a GB of writes takes);
+float32 normals issue ~194 SASS instructions per 16 bytes, about 0.39 ms
+for 2**28 of them at one warp-instruction per clock per scheduler, so
+~2.7-2.8 TB/s, compute-bound.
+"""
+import numpy as np
+
+from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
+                    torch_events, try_import)
+
+N = 2 ** 28
+
+
+def _gbs(nbytes, ms):
+    return nbytes / (ms * 1e-3) / 1e9 if ms else None
+
+
+def run():
+    import gpuarr.autoinit  # noqa: F401
+    import gpuarr.gpuarray as ga
+    from gpuarr import random as grandom
+
+    g = grandom.default_rng(0)
+    cp = try_import("cupy")
+    torch = try_import("torch")
+    if torch is not None and not torch.cuda.is_available():
+        torch = None
+
+    for dtype, label in ((np.float32, "float32"), (np.float64, "float64")):
+        n = N if dtype == np.float32 else N // 2
+        nbytes = n * np.dtype(dtype).itemsize
+        out = ga.empty(n, dtype)
+        for method in ("standard_normal", "random"):
+            f = getattr(g, method)
+            ours = _gbs(nbytes, event_median_ms(
+                lambda: f(dtype=dtype, out=out), gpuarr_events()))
+            others = {}
+            if cp is not None:
+                try:
+                    cg = cp.random.default_rng(0)
+                    cout = cp.empty(n, dtype=dtype)
+                    cf = getattr(cg, method)
+                    cf(dtype=dtype, out=cout)
+                    others["CuPy"] = _gbs(nbytes, event_median_ms(
+                        lambda: cf(dtype=dtype, out=cout), cupy_events()))
+                    del cout
+                except Exception:
+                    pass
+            if torch is not None:
+                tdt = torch.float32 if dtype == np.float32 else torch.float64
+                tout = torch.empty(n, dtype=tdt, device="cuda")
+                tf = tout.normal_ if method == "standard_normal" else tout.uniform_
+                others["PyTorch"] = _gbs(nbytes, event_median_ms(
+                    tf, torch_events()))
+                del tout
+            add_row("random: %s %s 2**%d into out=" % (method, label,
+                                                       int(np.log2(n))),
+                    "GB/s", ours, others, nbytes=nbytes, better="higher")
+        del out
+
+    # integers in a small range (Lemire, no rejections in practice)
+    out = ga.empty(N, np.int32)
+    ours = _gbs(4 * N, event_median_ms(
+        lambda: g.integers(0, 1000, dtype=np.int32, out=out), gpuarr_events()))
+    others = {}
+    if torch is not None:
+        tout = torch.empty(N, dtype=torch.int32, device="cuda")
+        others["PyTorch"] = _gbs(4 * N, event_median_ms(
+            lambda: tout.random_(0, 1000), torch_events()))
+        del tout
+    add_row("random: integers [0,1000) int32 2**28", "GB/s", ours, others,
+            nbytes=4 * N, better="higher")
+
+
+if __name__ == "__main__":
+    from common import print_table
+    run()
+    print_table()
