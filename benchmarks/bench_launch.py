@@ -28,6 +28,15 @@ def run():
     f.prepare("PPPi")
     prep = wall_per_call(lambda: f.prepared_call((1, 1), (32, 1, 1), a, b, c, n), sync)
 
+    import time
+    reps = 20000
+    f._repeat_prepared_call(200, (1, 1), (32, 1, 1), a, b, c, n)
+    sync()
+    t0 = time.perf_counter()
+    f._repeat_prepared_call(reps, (1, 1), (32, 1, 1), a, b, c, n)
+    sync()
+    floor = (time.perf_counter() - t0) / reps * 1e6
+
     cp = try_import("cupy")
     others_call = {}
     if cp is not None:
@@ -37,6 +46,7 @@ def run():
             lambda: k((1,), (32,), (ca, cb, cc, nn)), cp.cuda.runtime.deviceSynchronize)
     add_row("launch: Function.__call__ (3 ptr + int)", "us", call, others_call)
     add_row("launch: prepared_call (3 ptr + int)", "us", prep, others_call)
+    add_row("launch: cuLaunchKernel alone, C loop (floor)", "us", floor, others_call)
 
 
 if __name__ == "__main__":

@@ -57,4 +57,4 @@ cdef class Function:
     cdef size_t* prepared_sizes
     cdef str _argname(self, int k)
     cdef int _launch_prepared(self, object grid, object block, CUstream s,
-                              tuple args, unsigned int shared) except -1
+                              tuple args, unsigned int shared, int repeat=*) except -1

@@ -851,6 +851,7 @@ cdef int _get_host_buffer(object obj, Py_buffer* view, bint writable, str what) 
 def memcpy_htod(dest, src):
     """Copy a contiguous host buffer ``src`` to device address ``dest``
     (``cuMemcpyHtoD``); ``src.nbytes`` bytes are copied."""
+    _ensure()
     cdef Py_buffer view
     cdef CUresult r
     cdef CUdeviceptr d = _devptr(dest)
@@ -867,6 +868,7 @@ def memcpy_htod(dest, src):
 def memcpy_dtoh(dest, src):
     """Copy ``dest.nbytes`` bytes from device address ``src`` into the
     contiguous writable host buffer ``dest`` (``cuMemcpyDtoH``)."""
+    _ensure()
     cdef Py_buffer view
     cdef CUresult r
     cdef CUdeviceptr s = _devptr(src)
@@ -882,6 +884,7 @@ def memcpy_dtoh(dest, src):
 
 def memcpy_dtod(dest, src, size_t size):
     """Copy ``size`` bytes between device addresses (``cuMemcpyDtoD``)."""
+    _ensure()
     cdef CUresult r
     cdef CUdeviceptr d = _devptr(dest), s = _devptr(src)
     _check_fits(dest, size, "memcpy_dtod")
@@ -897,6 +900,7 @@ def memcpy_htod_async(dest, src, stream=None):
     Truly asynchronous only when ``src`` is page-locked
     (:func:`pagelocked_empty`); ``src`` must stay alive until the copy ends.
     """
+    _ensure()
     cdef Py_buffer view
     cdef CUdeviceptr d = _devptr(dest)
     cdef CUstream s = _stream_handle(stream)
@@ -910,6 +914,7 @@ def memcpy_htod_async(dest, src, stream=None):
 
 def memcpy_dtoh_async(dest, src, stream=None):
     """Asynchronous :func:`memcpy_dtoh` on ``stream`` (``cuMemcpyDtoHAsync``)."""
+    _ensure()
     cdef Py_buffer view
     cdef CUdeviceptr s_ptr = _devptr(src)
     cdef CUstream s = _stream_handle(stream)
@@ -923,6 +928,7 @@ def memcpy_dtoh_async(dest, src, stream=None):
 
 def memcpy_dtod_async(dest, src, size_t size, stream=None):
     """Asynchronous :func:`memcpy_dtod` on ``stream`` (``cuMemcpyDtoDAsync``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest), s_ptr = _devptr(src)
     cdef CUstream s = _stream_handle(stream)
     _check_fits(dest, size, "memcpy_dtod_async")
@@ -932,6 +938,7 @@ def memcpy_dtod_async(dest, src, size_t size, stream=None):
 
 def memset_d8(dest, unsigned char data, size_t count):
     """Set ``count`` bytes at ``dest`` to ``data`` (``cuMemsetD8``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, count, "memset_d8")
     check(api.cuMemsetD8(d, data, count), "cuMemsetD8_v2")
@@ -939,6 +946,7 @@ def memset_d8(dest, unsigned char data, size_t count):
 
 def memset_d16(dest, unsigned short data, size_t count):
     """Set ``count`` 16-bit words at ``dest`` to ``data`` (``cuMemsetD16``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 2 * count, "memset_d16")
     check(api.cuMemsetD16(d, data, count), "cuMemsetD16_v2")
@@ -946,6 +954,7 @@ def memset_d16(dest, unsigned short data, size_t count):
 
 def memset_d32(dest, unsigned int data, size_t count):
     """Set ``count`` 32-bit words at ``dest`` to ``data`` (``cuMemsetD32``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 4 * count, "memset_d32")
     check(api.cuMemsetD32(d, data, count), "cuMemsetD32_v2")
@@ -953,6 +962,7 @@ def memset_d32(dest, unsigned int data, size_t count):
 
 def memset_d8_async(dest, unsigned char data, size_t count, stream=None):
     """Asynchronous :func:`memset_d8` (``cuMemsetD8Async``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, count, "memset_d8_async")
     check(api.cuMemsetD8Async(d, data, count, _stream_handle(stream)), "cuMemsetD8Async")
@@ -960,6 +970,7 @@ def memset_d8_async(dest, unsigned char data, size_t count, stream=None):
 
 def memset_d16_async(dest, unsigned short data, size_t count, stream=None):
     """Asynchronous :func:`memset_d16` (``cuMemsetD16Async``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 2 * count, "memset_d16_async")
     check(api.cuMemsetD16Async(d, data, count, _stream_handle(stream)), "cuMemsetD16Async")
@@ -967,6 +978,7 @@ def memset_d16_async(dest, unsigned short data, size_t count, stream=None):
 
 def memset_d32_async(dest, unsigned int data, size_t count, stream=None):
     """Asynchronous :func:`memset_d32` (``cuMemsetD32Async``)."""
+    _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 4 * count, "memset_d32_async")
     check(api.cuMemsetD32Async(d, data, count, _stream_handle(stream)), "cuMemsetD32Async")
@@ -1705,7 +1717,7 @@ cdef class Function:
         return self
 
     cdef int _launch_prepared(self, object grid, object block, CUstream s,
-                              tuple args, unsigned int shared) except -1:
+                              tuple args, unsigned int shared, int repeat=1) except -1:
         cdef unsigned int g[3]
         cdef unsigned int b[3]
         cdef char stack_buf[STACK_BYTES]
@@ -1779,12 +1791,13 @@ cdef class Function:
                     memcpy(dst, <const char*>raw, size)
                 else:
                     dst[0] = 1 if arg else 0
-            r = api.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2],
-                                   shared, s, params, NULL)
-            if r != CUDA_SUCCESS:
-                raise _make_error(r, "cuLaunchKernel",
-                                  "kernel %r, grid=%r, block=%r, shared=%d bytes"
-                                  % (self.function_name, grid, block, shared))
+            for _ in range(repeat):
+                r = api.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2],
+                                       shared, s, params, NULL)
+                if r != CUDA_SUCCESS:
+                    raise _make_error(r, "cuLaunchKernel",
+                                      "kernel %r, grid=%r, block=%r, shared=%d bytes"
+                                      % (self.function_name, grid, block, shared))
         finally:
             if buf != stack_buf:
                 free(buf)
@@ -1814,6 +1827,11 @@ cdef class Function:
             end.synchronize()
             return end.time_since(start) / 1000.0
         return get_time
+
+    def _repeat_prepared_call(self, int repeat, grid, block, *args):
+        """Pack the arguments once and call ``cuLaunchKernel`` ``repeat``
+        times from C: the launch-overhead floor, for benchmarks."""
+        self._launch_prepared(grid, block, NULL, args, 0, repeat)
 
     def get_attribute(self, attr):
         """Value of a ``function_attribute`` (``cuFuncGetAttribute``)."""
