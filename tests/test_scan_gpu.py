@@ -1,0 +1,443 @@
+"""GPU checks of scans against numpy: sizes around powers of two and tile
+boundaries, past 2**31 elements, every dtype, inclusive and exclusive, user
+operators, axis scans of 2-d/3-d inputs (every kernel path), non-contiguous
+inputs, poisoned outputs, and a race check (repeated big scans bitwise
+equal)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import gpuarr.driver as drv
+from gpuarr import gpuarray as ga
+from gpuarr import scan
+from gpuarr.cumulative import cumsum, cumprod
+
+pytestmark = pytest.mark.gpu
+
+RNG = np.random.default_rng(1234)
+
+SIZES = sorted({0, 1, 2, 3, 31, 32, 33} | {
+    2 ** k + d for k in (5, 8, 10, 12, 13, 14, 16, 20) for d in (-1, 0, 1)}
+    | {4096 * 37 + 5, 3 * 10 ** 6 + 7})
+
+
+@pytest.fixture(autouse=True)
+def _ctx(context):
+    yield
+
+
+def rand(shape, dt, lo=-3, hi=4):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return RNG.integers(0, 2, size=shape).astype(bool)
+    if dt.kind in "iu":
+        lo = max(lo, 0) if dt.kind == "u" else lo
+        return RNG.integers(lo, hi, size=shape).astype(dt)
+    if dt.kind == "c":
+        return (RNG.uniform(lo, hi, size=shape)
+                + 1j * RNG.uniform(lo, hi, size=shape)).astype(dt)
+    return RNG.uniform(lo, hi, size=shape).astype(dt)
+
+
+def poisoned(shape, dt):
+    """A new array filled with garbage bytes."""
+    a = ga.empty(shape, dt)
+    if a.nbytes:
+        drv.memset_d8(a.ptr, 0xA7, a.nbytes)
+    return a
+
+
+def eps(dt):
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        dt = np.dtype("f%d" % (dt.itemsize // 2))
+    return float(np.finfo(dt).eps)
+
+
+def check_sum(got, host, axis=None, res_dt=None):
+    """Compare a cumsum with the float64/complex128/exact reference."""
+    res_dt = np.dtype(res_dt or got.dtype)
+    assert got.dtype == res_dt
+    if res_dt.kind in "biu":
+        ref = np.cumsum(host, axis=axis, dtype=res_dt)
+        np.testing.assert_array_equal(got, ref)
+        return
+    wide = np.complex128 if res_dt.kind == "c" else np.float64
+    ref = np.cumsum(host.astype(wide), axis=axis)
+    mag = np.cumsum(np.abs(host.astype(wide)), axis=axis)
+    n = host.size if axis is None else host.shape[axis]
+    e = eps(res_dt)
+    if res_dt == np.float16:
+        e = eps(np.float32)
+        # a float32 sum rounded once to float16
+        tol = n * e * mag + np.abs(ref) * eps(np.float16) + 1e-30
+    else:
+        tol = 2 * n * e * mag + 1e-30
+    assert np.all(np.abs(got.astype(wide) - ref) <= tol), (
+        np.max(np.abs(got.astype(wide) - ref) - tol))
+
+
+# ---------------------------------------------------------------------------
+# InclusiveScanKernel / ExclusiveScanKernel
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_inclusive_int32_sizes(n):
+    h = rand(n, np.int32, -1000, 1000)
+    knl = scan.InclusiveScanKernel(np.int32, "a+b")
+    a = ga.to_gpu(h)
+    out = knl(a)
+    assert out is a
+    np.testing.assert_array_equal(a.get(), np.cumsum(h, dtype=np.int32))
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_inclusive_float_sizes_new_output(n, dt):
+    h = rand(n, dt)
+    knl = scan.InclusiveScanKernel(dt, "a+b")
+    a = ga.to_gpu(h)
+    out = poisoned((n,), dt)
+    r = knl(a, out)
+    assert r is out
+    check_sum(out.get(), h)
+    np.testing.assert_array_equal(a.get(), h)  # input untouched
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 4097, 100003, 2 ** 20 + 1])
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int16, np.uint16,
+                                np.int32, np.uint32, np.int64, np.uint64,
+                                np.bool_])
+def test_inclusive_integer_dtypes_wrap(n, dt):
+    h = rand(n, dt, -100, 100)
+    knl = scan.InclusiveScanKernel(dt, "a+b" if dt != np.bool_ else "a||b")
+    r = knl(ga.to_gpu(h), "new")
+    if dt == np.bool_:
+        ref = np.logical_or.accumulate(h) if n else h
+    else:
+        with np.errstate(over="ignore"):
+            ref = np.cumsum(h, dtype=dt)
+    np.testing.assert_array_equal(r.get(), ref)
+
+
+@pytest.mark.parametrize("n", [1, 5, 4096, 4097, 10 ** 5 + 3])
+@pytest.mark.parametrize("dt", [np.int32, np.float64, np.complex64,
+                                np.complex128, np.int64])
+def test_exclusive_vs_inclusive(n, dt):
+    h = rand(n, dt)
+    inc = scan.InclusiveScanKernel(dt, "a+b")(ga.to_gpu(h), "new").get()
+    exc = scan.ExclusiveScanKernel(dt, "a+b", neutral="0")(
+        ga.to_gpu(h), poisoned((n,), dt)).get()
+    assert exc[0] == 0
+    if dt in (np.int32, np.int64):
+        np.testing.assert_array_equal(exc[1:], inc[:-1])
+        np.testing.assert_array_equal(inc, np.cumsum(h, dtype=dt))
+    else:
+        check_sum(inc, h)
+        np.testing.assert_allclose(exc[1:], inc[:-1], rtol=0,
+                                   atol=4 * n * eps(dt) * np.abs(h).sum())
+
+
+@pytest.mark.parametrize("n", [1, 33, 4097, 10 ** 6 + 1])
+@pytest.mark.parametrize("dt", [np.int32, np.uint8, np.float32, np.float16,
+                                np.int64, np.float64])
+def test_user_max(n, dt):
+    h = rand(n, dt, -50, 50)
+    knl = scan.InclusiveScanKernel(dt, "max(a, b)")
+    r = knl(ga.to_gpu(h), "new").get()
+    np.testing.assert_array_equal(r, np.maximum.accumulate(h))
+    ex = scan.ExclusiveScanKernel(np.int32, "max(a, b)", neutral="-2147483647-1")
+    h32 = h.astype(np.int32)
+    r = ex(ga.to_gpu(h32), "new").get()
+    assert r[0] == np.iinfo(np.int32).min
+    np.testing.assert_array_equal(r[1:], np.maximum.accumulate(h32)[:-1])
+
+
+@pytest.mark.parametrize("n", [2, 4097, 3 * 10 ** 5])
+def test_operand_order(n):
+    """``a`` is the earlier operand: "a" keeps x[0], "b" gives x[i]."""
+    h = rand(n, np.int32, -1000, 1000)
+    first = scan.InclusiveScanKernel(np.int32, "a")(ga.to_gpu(h), "new").get()
+    np.testing.assert_array_equal(first, np.full(n, h[0]))
+    last = scan.InclusiveScanKernel(np.int32, "b")(ga.to_gpu(h), "new").get()
+    np.testing.assert_array_equal(last, h)
+    # exclusive "b": out[i] = x[i-1]
+    ex = scan.ExclusiveScanKernel(np.int32, "b", neutral="7")(
+        ga.to_gpu(h), "new").get()
+    assert ex[0] == 7
+    np.testing.assert_array_equal(ex[1:], h[:-1])
+
+
+def test_preamble_and_stream():
+    pre = "__device__ __forceinline__ int mx(int x, int y) { return x > y ? x : y; }"
+    knl = scan.InclusiveScanKernel(np.int32, "mx(a, b)", preamble=pre,
+                                   name_prefix="mxscan")
+    h = rand(50001, np.int32, -10 ** 6, 10 ** 6)
+    s = drv.Stream()
+    a = ga.to_gpu(h)
+    r = knl(a, "new", stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(r.get(), np.maximum.accumulate(h))
+
+
+def test_unaligned_views():
+    h = rand(100001, np.float32)
+    base = ga.to_gpu(h)
+    v = base[1:]          # 4-byte aligned only: the scalar-access kernel
+    knl = scan.InclusiveScanKernel(np.float32, "a+b")
+    r = knl(v, "new")
+    check_sum(r.get(), h[1:])
+    h16 = rand(8193, np.float16, -1, 1)
+    b16 = ga.to_gpu(h16)
+    r = scan.InclusiveScanKernel(np.float16, "max(a, b)")(b16[3:], "new")
+    np.testing.assert_array_equal(r.get(), np.maximum.accumulate(h16[3:]))
+
+
+def test_poisoned_exclusive_large():
+    n = 3 * 10 ** 6 + 11
+    h = rand(n, np.int64, -10 ** 9, 10 ** 9)
+    out = poisoned((n,), np.int64)
+    scan.ExclusiveScanKernel(np.int64, "a+b", neutral=0)(ga.to_gpu(h), out)
+    ref = np.concatenate([[0], np.cumsum(h)[:-1]])
+    np.testing.assert_array_equal(out.get(), ref)
+
+
+def test_race_repeated_big_scans_identical():
+    n = 2 ** 26 + 12345
+    h = RNG.integers(0, 4, size=n).astype(np.int32)
+    a = ga.to_gpu(h)
+    first = None
+    for _ in range(5):
+        out = poisoned((n,), np.int64)
+        cumsum(a, out=out)
+        got = out.get()
+        if first is None:
+            first = got
+            np.testing.assert_array_equal(got, np.cumsum(h))
+        else:
+            assert np.array_equal(got, first)
+    # the 4-byte packed-descriptor path, scanned in place
+    h32 = RNG.integers(-5, 6, size=n).astype(np.int32)
+    ref = np.cumsum(h32, dtype=np.int32)
+    knl = scan.InclusiveScanKernel(np.int32, "a+b")
+    for _ in range(5):
+        a32 = ga.to_gpu(h32)
+        assert np.array_equal(knl(a32).get(), ref)
+    # floats: the association order of tile prefixes depends on timing, so
+    # only closeness is promised
+    hf = RNG.uniform(-1, 1, size=n).astype(np.float32)
+    af = ga.to_gpu(hf)
+    for _ in range(3):
+        check_sum(cumsum(af).get(), hf)
+
+
+def test_past_2_31_elements():
+    """2**31 + 5 elements: int8 {0, 1} pattern, cumsum to int64, checked
+    at sampled positions against a closed form; and a uint8 max scan."""
+    n = 2 ** 31 + 5
+    pat = np.array([1, 0, 1, 1, 0, 0, 1], np.int8)
+    reps = -(-n // pat.size)
+    host = np.tile(pat, reps)[:n]
+    a = ga.to_gpu(host)
+    del host
+    out = cumsum(a)
+    assert out.dtype == np.int64 and out.shape == (n,)
+    cp = np.cumsum(pat)
+
+    def closed(idx):
+        idx = np.asarray(idx, np.int64)
+        return (idx // pat.size) * int(pat.sum()) + cp[idx % pat.size]
+
+    starts = [0, 4096 * 5 - 3, 2 ** 31 - 4096, 2 ** 31 - 17, n - 3000] + [
+        int(s) for s in RNG.integers(0, n - 1000, size=20)]
+    for s in starts:
+        e = min(n, s + 3000)
+        np.testing.assert_array_equal(out[s:e].get(), closed(np.arange(s, e)))
+    del out
+    # uint8 max: zeros with a 1 at k and a 2 at the last element
+    b = ga.zeros((n,), np.uint8)
+    k = 2 ** 31 - 3
+    b[k] = 1
+    b[n - 1] = 2
+    r = scan.InclusiveScanKernel(np.uint8, "max(a, b)")(b)
+    got = r.get()
+    assert not got[:k].any()
+    assert np.all(got[k:n - 1] == 1) and got[n - 1] == 2
+
+
+# ---------------------------------------------------------------------------
+# cumsum / cumprod
+
+
+ALL = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+       np.int64, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+       np.complex128]
+
+
+@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("n", [1, 7, 4096, 4097, 123457])
+def test_cumsum_every_dtype(dt, n):
+    h = rand(n, dt, -3, 4)
+    r = cumsum(ga.to_gpu(h))
+    ref_dt = np.cumsum(h[:1]).dtype
+    assert r.dtype == ref_dt
+    check_sum(r.get(), h, res_dt=ref_dt)
+
+
+@pytest.mark.parametrize("dt", ALL)
+def test_cumprod_every_dtype(dt):
+    n = 5001
+    if np.dtype(dt).kind in "biu":
+        h = rand(n, dt, 0, 2)
+        if np.dtype(dt).kind == "i":
+            h = np.where(rand(n, np.bool_), h, -h).astype(dt)
+        h[::97] = 1 if np.dtype(dt).kind != "b" else True
+    else:
+        h = (1 + rand(n, dt, -1, 1) * 1e-3).astype(dt)
+    r = cumprod(ga.to_gpu(h)).get()
+    with np.errstate(over="ignore"):
+        ref = np.cumprod(h)
+    assert r.dtype == ref.dtype
+    if ref.dtype.kind in "biu":
+        np.testing.assert_array_equal(r, ref)
+    else:
+        wide = np.complex128 if ref.dtype.kind == "c" else np.float64
+        ref = np.cumprod(h.astype(wide))
+        e = eps(np.float32) if dt == np.float16 else eps(dt)
+        np.testing.assert_allclose(r, ref, rtol=4 * n * e + (
+            eps(np.float16) if dt == np.float16 else 0))
+
+
+def test_cumsum_int_wraps_like_numpy():
+    h = np.full(10001, 2 ** 62, np.int64)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(cumsum(ga.to_gpu(h)).get(), np.cumsum(h))
+    h = np.full(10001, 100, np.int8)
+    np.testing.assert_array_equal(
+        cumsum(ga.to_gpu(h), dtype=np.int8).get(), np.cumsum(h, dtype=np.int8))
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((3, 5), 1), ((3, 5), 0), ((3, 5), -1), ((1000, 3), 1), ((3, 100003), 1),
+    ((7, 4096), 1), ((7, 4095), 1), ((5, 4097), 1), ((100000, 2), 1),
+    ((40, 20000), 0),          # many columns: column kernel
+    ((20000, 3), 0),           # few long columns: transposed rows
+    ((10, 3), 0),              # short axis: column kernel
+    ((2, 3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), 2),
+    ((50, 300, 7), 1), ((4, 5000, 3), 1), ((64, 9, 4100), 2),
+    ((6, 1, 1), 0), ((1, 6, 1), 1),
+])
+@pytest.mark.parametrize("dt", [np.int32, np.float32, np.float64,
+                                np.complex64])
+def test_axis_scans(shape, axis, dt):
+    h = rand(shape, dt)
+    r = cumsum(ga.to_gpu(h), axis=axis)
+    assert r.shape == shape and r.flags.c_contiguous
+    check_sum(r.get(), h, axis=axis, res_dt=np.cumsum(h[:0]).dtype)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, 2])
+def test_noncontiguous_inputs(axis):
+    h = rand((30, 40, 50), np.float32)
+    g = ga.to_gpu(h)
+    views = [(g[::2, :, 1:], h[::2, :, 1:]),
+             (g[:, ::2, ::3], h[:, ::2, ::3]),
+             (g.transpose(2, 0, 1), h.transpose(2, 0, 1)),
+             (g[::-1, ::3, ::-2], h[::-1, ::3, ::-2])]
+    for v, hv in views:
+        r = cumsum(v, axis=axis)
+        check_sum(r.get(), np.ascontiguousarray(hv), axis=axis)
+        ri = cumsum(v, axis=axis, dtype=np.float64)
+        check_sum(ri.get(), hv.astype(np.float64), axis=axis)
+
+
+def test_noncontiguous_int_axis_columns():
+    h = rand((300, 200, 80), np.int16)
+    g = ga.to_gpu(h)
+    for axis in (0, 1, 2, None):
+        v, hv = g[:, ::-1, ::2], h[:, ::-1, ::2]
+        np.testing.assert_array_equal(cumsum(v, axis=axis).get(),
+                                      np.cumsum(hv, axis=axis))
+        np.testing.assert_array_equal(cumprod(v, axis=axis, dtype=np.int8).get(),
+                                      np.cumprod(hv, axis=axis, dtype=np.int8))
+
+
+def test_out_argument():
+    h = rand((64, 300), np.float64)
+    g = ga.to_gpu(h)
+    # poisoned C-contiguous out of another dtype: accumulate in float64,
+    # cast to float32 on store
+    out = poisoned((64, 300), np.float32)
+    assert cumsum(g, axis=1, out=out) is out
+    ref = np.cumsum(h, axis=1)
+    mag = np.cumsum(np.abs(h), axis=1)
+    assert np.all(np.abs(out.get() - ref) <= 2 * eps(np.float32) * mag)
+    # non-contiguous out
+    big = poisoned((64, 600), np.float64)
+    o2 = big[:, ::2]
+    assert cumsum(g, axis=0, out=o2) is o2
+    check_sum(o2.get(), h, axis=0)
+    # flat out for axis=None
+    o3 = poisoned((h.size,), np.float64)
+    cumsum(g, out=o3)
+    check_sum(o3.get(), h.ravel())
+    # in place
+    g2 = ga.to_gpu(h)
+    cumsum(g2, axis=1, out=g2)
+    check_sum(g2.get(), h, axis=1)
+    # int32 input, float32 out: numpy accumulates in float64
+    hi = np.array([2 ** 24, 1, 1], np.int32)
+    o4 = ga.empty((3,), np.float32)
+    cumsum(ga.to_gpu(hi), out=o4)
+    ref = np.empty(3, np.float32)
+    np.cumsum(hi, out=ref)
+    np.testing.assert_array_equal(o4.get(), ref)
+
+
+def test_bool_and_small_ints_widen():
+    h = rand(100001, np.bool_)
+    r = cumsum(ga.to_gpu(h))
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(r.get(), np.cumsum(h))
+    h = rand(100001, np.uint8, 0, 255)
+    r = cumsum(ga.to_gpu(h))
+    assert r.dtype == np.uint64
+    np.testing.assert_array_equal(r.get(), np.cumsum(h))
+    r = cumprod(ga.to_gpu(rand((300, 7), np.bool_)), axis=1)
+    assert r.dtype == np.int64
+
+
+def test_float16_accumulates_in_float32():
+    h = np.ones(5000, np.float16)
+    r = cumsum(ga.to_gpu(h)).get()
+    assert r.dtype == np.float16
+    # exact sums rounded once to float16 (numpy's sequential float16 sum
+    # stops growing at 2048)
+    np.testing.assert_array_equal(r, np.arange(1, 5001).astype(np.float16))
+
+
+def test_zero_d_and_complex_warning():
+    s = ga.to_gpu(np.array(3.5))
+    r = cumsum(s)
+    assert r.shape == (1,) and r.get()[0] == 3.5
+    assert cumsum(s, axis=0).shape == (1,)
+    hc = rand(1000, np.complex64)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        r = cumsum(ga.to_gpu(hc), dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_sum(r.get(), hc.real.astype(np.float32))
+
+
+def test_stream_argument():
+    s = drv.Stream()
+    h = rand((500, 700), np.float32)
+    g = ga.to_gpu(h)
+    r0 = cumsum(g, axis=0, stream=s)
+    r1 = cumsum(g, axis=1, stream=s)
+    r2 = cumprod(g, stream=s)
+    s.synchronize()
+    check_sum(r0.get(), h, axis=0)
+    check_sum(r1.get(), h, axis=1)
+    assert r2.shape == (h.size,)
