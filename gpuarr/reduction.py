@@ -697,6 +697,25 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     A reduction over no elements writes the neutral element (``max`` of
     nothing writes the lowest value): callers raise numpy's errors first.
     """
+    if len(inputs) == 1 and aux is None:
+        # the common case, kept lean: one tuple key, one dict lookup
+        x = inputs[0]
+        key = (op, ct, axes, x.dtype, x.shape, x.strides, x.ptr & 15,
+               out.dtype, out.shape, out.strides)
+        st = _state()
+        plan = st.plans.get(key)
+        if plan is None:
+            plan = _new_plan(st, key, op, inputs, out, axes, ct, None)
+        if plan.empty:
+            return
+        if plan.needs_ws:
+            p, t = _workspace(st, stream)
+        else:
+            p = t = 0
+        plan.fn.prepared_async_call(plan.grid, plan.block, stream, out.ptr,
+                                    x.ptr + plan.offsets[0], p, t, scale,
+                                    *plan.tail)
+        return
     key = [op, ct, axes]
     for x in inputs:
         key.append((x.dtype, x.shape, x.strides, x.ptr & 15))
@@ -707,15 +726,8 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     st = _state()
     plan = st.plans.get(key)
     if plan is None:
-        for x in inputs:
-            _dtypes.check_supported(x.dtype)
-        _dtypes.check_supported(out.dtype)
-        spec = reduce_spec(op, inputs, out, axes, ct,
-                           None if aux is None else aux.dtype, st.nsm)
-        plan = _make_plan(st, spec)
-        if len(st.plans) >= _MAX_PLANS:
-            st.plans.clear()
-        st.plans[key] = plan
+        plan = _new_plan(st, key, op, inputs, out, axes, ct,
+                         None if aux is None else aux.dtype)
     if plan.empty:
         return
     args = [out.ptr]
@@ -730,6 +742,18 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     args.append(scale)
     args.extend(plan.tail)
     plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
+
+
+def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):
+    for x in inputs:
+        _dtypes.check_supported(x.dtype)
+    _dtypes.check_supported(out.dtype)
+    spec = reduce_spec(op, inputs, out, axes, ct, aux_dt, st.nsm)
+    plan = _make_plan(st, spec)
+    if len(st.plans) >= _MAX_PLANS:
+        st.plans.clear()
+    st.plans[key] = plan
+    return plan
 
 
 # ---------------------------------------------------------------------------
