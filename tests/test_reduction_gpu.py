@@ -164,10 +164,10 @@ def test_sum_1d_sizes(dtype, n):
 
 
 def test_sum_float16_accumulates_in_float32():
-    h = np.full(1 << 16, 1.0, np.float16)     # float16 alone stalls at 2048
+    h = np.full(1 << 14, 1.0, np.float16)     # float16 alone stalls at 2048
     got = R.sum(ga.to_gpu(h))
     assert got.dtype == np.float16
-    assert float(got) == 65504.0 or float(got) == np.float16(65536.0)
+    assert float(got) == 16384.0
 
 
 def test_sum_float32_accuracy_large():
