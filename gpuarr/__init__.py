@@ -34,6 +34,11 @@ from .cumath import (
     minimum, maximum, fmin, fmax, clip, where, isnan, isinf, isfinite, conj,
     conjugate, angle, if_positive)
 from .tools import DeviceMemoryPool, PageLockedMemoryPool
+from . import reductions, cumulative, linalg, random, curandom
+from .reductions import (  # noqa: A004 - numpy's names shadow builtins here
+    sum, prod, nansum, mean, var, std, max, min, amax, amin, nanmax, nanmin,
+    ptp, argmax, argmin, any, all, count_nonzero, dot, vdot, inner)
+from .cumulative import cumsum, cumprod
 
 bool = bool_  # noqa: A001 - numpy-style dtype alias in the flat namespace
 ndarray = GPUArray

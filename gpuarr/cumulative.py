@@ -23,8 +23,13 @@ import numpy as np
 
 from . import _dtypes
 from . import scan as _scan
-from .elementwise import run_elementwise
 from .gpuarray import GPUArray, asarray, empty
+
+
+def run_elementwise(*args, **kwargs):
+    # Imported on first use: ``import gpuarr`` loads no kernel machinery.
+    from .elementwise import run_elementwise as run
+    return run(*args, **kwargs)
 
 __all__ = ["cumsum", "cumprod", "accumulate_dtypes"]
 

@@ -2027,3 +2027,30 @@ def from_dlpack(x, *, device=None, copy=None):
     if copy:
         a = a.copy()
     return a
+
+
+# Reductions and scans as methods (numpy's ndarray methods). They live in
+# upper modules that import this one, so they are bound here lazily; the
+# module is looked up once and kept, so a call costs no import machinery.
+_upper = {}
+
+
+def _delegate(module, name):
+    def method(self, *args, **kwargs):
+        mod = _upper.get(module)
+        if mod is None:
+            import importlib
+            mod = _upper[module] = importlib.import_module("gpuarr." + module)
+        return getattr(mod, name)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = ("Same as ``gpuarr.%s(self, ...)``: see "
+                      ":func:`gpuarr.%s.%s`." % (name, module, name))
+    return method
+
+
+for _name in ("sum", "prod", "mean", "var", "std", "max", "min", "argmax",
+              "argmin", "any", "all", "ptp", "dot", "nansum", "nanmax", "nanmin"):
+    setattr(GPUArray, _name, _delegate("reductions", _name))
+for _name in ("cumsum", "cumprod"):
+    setattr(GPUArray, _name, _delegate("cumulative", _name))
+del _name
