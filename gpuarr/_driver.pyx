@@ -279,10 +279,13 @@ cdef CUresult _push_if_needed(CUcontext c, bint* pushed) noexcept nogil:
     return r
 
 
-cdef void _pop_if_pushed(bint pushed) noexcept nogil:
+cdef CUresult _pop_if_pushed(bint pushed) noexcept nogil:
+    """Undo _push_if_needed. Destructors ignore the result (they cannot
+    raise); other callers check it."""
     cdef CUcontext dummy = NULL
     if pushed:
-        api.cuCtxPopCurrent(&dummy)
+        return api.cuCtxPopCurrent(&dummy)
+    return CUDA_SUCCESS
 
 
 # ---------------------------------------------------------------------------
@@ -415,8 +418,9 @@ def add_detach_hook(func):
 
 # Context wrappers by handle, so one CUcontext has one Python object.
 _contexts = weakref.WeakValueDictionary()
-cdef CUcontext _last_handle = NULL
-cdef Context _last_context = None
+# (handle, Context) of the last lookup, replaced as one object so that
+# threads with different current contexts never see a mixed pair.
+cdef tuple _last = (0, None)
 
 
 cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
@@ -427,7 +431,7 @@ cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
         # A second retain of the same primary context: keep one wrapper,
         # and give back the extra reference the driver just counted.
         if owned and primary and (<Context>old).owned:
-            api.cuDevicePrimaryCtxRelease(dev.handle)
+            check(api.cuDevicePrimaryCtxRelease(dev.handle), "cuDevicePrimaryCtxRelease_v2")
         return old
     ctx = Context.__new__(Context)
     ctx.ctx = c
@@ -441,13 +445,14 @@ cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
 
 cdef Context _wrap_current(CUcontext c):
     """The Context object for ``c``, which is current on this thread."""
-    global _last_handle, _last_context
+    global _last
     cdef CUdevice dev = 0
     cdef CUcontext primary = NULL
     cdef unsigned int flags = 0
     cdef int active = 0
-    if c == _last_handle and _last_context is not None and _last_context.valid:
-        return _last_context
+    cdef tuple last = _last
+    if <uintptr_t>c == <uintptr_t>last[0] and last[1] is not None and (<Context>last[1]).valid:
+        return last[1]
     ctx = _contexts.get(<uintptr_t>c)
     if ctx is None or not (<Context>ctx).valid:
         check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice")
@@ -461,11 +466,10 @@ cdef Context _wrap_current(CUcontext c):
                 # made it so: hold our own reference while we use it.
                 ctx = _new_context(c, d, True, True)
             else:
-                api.cuDevicePrimaryCtxRelease(dev)
+                check(api.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease_v2")
         if ctx is None:
             ctx = _new_context(c, d, False, False)
-    _last_handle = c
-    _last_context = ctx
+    _last = (<uintptr_t>c, ctx)
     return ctx
 
 
@@ -501,7 +505,7 @@ def _ctx_synchronize(Context self=None):
 
     Called on the class, synchronizes the current context.
     """
-    cdef CUresult r
+    cdef CUresult r, r2 = CUDA_SUCCESS
     cdef bint pushed = False
     if self is None:
         self = _current_context()
@@ -511,8 +515,9 @@ def _ctx_synchronize(Context self=None):
         r = _push_if_needed(self.ctx, &pushed)
         if r == CUDA_SUCCESS:
             r = api.cuCtxSynchronize()
-            _pop_if_pushed(pushed)
+            r2 = _pop_if_pushed(pushed)
     check(r, "cuCtxSynchronize")
+    check(r2, "cuCtxPopCurrent_v2")
 
 
 def _ctx_get_device(Context self=None):
@@ -580,7 +585,7 @@ cdef class Context:
         (``cuCtxDestroy``). Handles still alive in it are dropped, with a
         warning, when they die.
         """
-        global _last_context, _last_handle
+        global _last
         cdef CUcontext cur = NULL
         if not self.valid:
             return
@@ -590,9 +595,8 @@ cdef class Context:
             except Exception:
                 pass
         self.valid = False
-        if _last_context is self:
-            _last_context = None
-            _last_handle = NULL
+        if _last[1] is self:
+            _last = (0, None)
         if not self.owned:
             return
         check(api.cuCtxGetCurrent(&cur), "cuCtxGetCurrent")
