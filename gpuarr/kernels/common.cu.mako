@@ -81,7 +81,8 @@ template <class T> GA_DEV bool ga_clt(ga_complex<T> a, ga_complex<T> b) {
     return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);
 }
 template <class T> GA_DEV bool ga_cle(ga_complex<T> a, ga_complex<T> b) {
-    return (a.re <= b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
+    // numpy's CLE: the real parts compare strictly unless equal
+    return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
 }
 GA_DEV float ga_hypot(float a, float b) { return hypotf(a, b); }
 GA_DEV double ga_hypot(double a, double b) { return hypot(a, b); }
