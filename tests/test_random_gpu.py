@@ -17,9 +17,14 @@ def _rng(key=0x1234_5678_9abc_def0, offset=0):
 
 
 def _ulps(got, ref):
+    """|got - ref| in units of the last place of ``got``'s dtype at ``ref``.
+
+    The dtype must be read before the float64 conversion: measuring a float32
+    result in float64 spacings reports one float32 ulp as 2**29.
+    """
+    dt = np.float32 if np.asarray(got).dtype == np.float32 else np.float64
     got = np.asarray(got, np.float64)
     ref = np.asarray(ref, np.float64)
-    dt = np.float32 if got.dtype == np.float32 else np.float64
     sp = np.spacing(np.abs(ref).astype(dt)).astype(np.float64)
     sp = np.maximum(sp, np.finfo(dt).tiny)
     return np.abs(got - ref) / sp
@@ -153,9 +158,10 @@ def test_same_seed_same_numbers(context, dtype):
 @pytest.mark.parametrize("method", ["random", "standard_normal", "exponential"])
 def test_split_requests_concatenate(context, dtype, method):
     g = _rng(11)
-    first = getattr(g, method)(10 ** 6, dtype=dtype).get()
-    second = getattr(g, method)(10 ** 6, dtype=dtype).get()
-    both = getattr(_rng(11), method)(2 * 10 ** 6, dtype=dtype).get()
+    # size by keyword: exponential's first positional parameter is scale
+    first = getattr(g, method)(size=10 ** 6, dtype=dtype).get()
+    second = getattr(g, method)(size=10 ** 6, dtype=dtype).get()
+    both = getattr(_rng(11), method)(size=2 * 10 ** 6, dtype=dtype).get()
     assert (np.concatenate([first, second]) == both).all()
 
 
@@ -266,7 +272,8 @@ def test_moments(context, dtype):
     for method, mean, var, m4 in (("random", 0.5, 1 / 12, 1 / 80),
                                   ("standard_normal", 0.0, 1.0, 3.0),
                                   ("exponential", 1.0, 1.0, 9.0)):
-        x = getattr(g, method)(N, dtype=dtype).get().astype(np.float64)
+        x = getattr(g, method)(size=N, dtype=dtype).get().astype(np.float64)
+        assert x.shape == (N,), method
         assert abs(x.mean() - mean) < 5 * np.sqrt(var / N), method
         # standard error of the sample variance: sqrt((mu4 - var^2) / n)
         assert abs(x.var() - var) < 5 * np.sqrt((m4 - var ** 2) / N), method
