@@ -41,6 +41,9 @@ _MAX_GRID = 2 ** 31 - 1
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _F2 = np.dtype(np.float16)
 _F4 = np.dtype(np.float32)
+_ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
+_LOOKBACK = 4        # descriptors per lane per look-back step (128 tiles);
+                     # 2 for unpacked descriptors (more registers each)
 
 
 # ---------------------------------------------------------------------------
@@ -52,22 +55,48 @@ def _acc_dtype(loop_dtype):
     return _F4 if loop_dtype == _F2 else loop_dtype
 
 
-def layout(in_dtype, out_dtype):
-    """``(vec, rows)`` of the look-back kernel for these memory dtypes.
+def layout(in_dtype, out_dtype, loop_dtype=None):
+    """``(vec, rows)`` of the look-back kernel for these dtypes.
 
-    ``vec`` elements per lane per row (16-byte accesses for the wider of the
-    two types), ``rows`` rows per warp, so a tile holds
-    ``256 * vec * rows`` elements (4096 for float32).
+    Parameters
+    ----------
+    in_dtype, out_dtype : dtype-like
+        The dtypes of input and output memory.
+    loop_dtype : dtype-like, optional
+        The operator's dtype (default: the wider of the two).
+
+    Returns
+    -------
+    (vec, rows) : tuple of int
+        ``vec`` elements per lane per row (16-byte accesses for the wider of
+        the two memory types), ``rows`` rows per warp, so a tile holds
+        ``256 * vec * rows`` elements (6144 for float32).  ``rows`` gives
+        each thread about ``_ACC_WORDS`` 32-bit registers of accumulators
+        (for accumulators up to 8 bytes; never fewer rows than 4, or than
+        32 elements a lane), which keeps the kernel within 64 registers: 4
+        blocks per SM and 24 KB (float32) per block in flight.
     """
-    isz = max(np.dtype(in_dtype).itemsize, np.dtype(out_dtype).itemsize)
+    i_dt, o_dt = np.dtype(in_dtype), np.dtype(out_dtype)
+    isz = max(i_dt.itemsize, o_dt.itemsize)
+    if loop_dtype is None:
+        loop_dtype = i_dt if i_dt.itemsize >= o_dt.itemsize else o_dt
+    acc_isz = _acc_dtype(np.dtype(loop_dtype)).itemsize
     vec = max(1, 16 // isz)
     rows = max(1, min(4, 32 // vec))
+    if acc_isz <= 8:
+        words = vec * -(-acc_isz // 4)
+        rows = max(rows, min(8, _ACC_WORDS // words))
     return vec, rows
 
 
-def tile_size(in_dtype, out_dtype):
+def _min_blocks(acc_dt):
+    """Blocks per SM the kernel is compiled for (``__launch_bounds__``)."""
+    return 4 if acc_dt.itemsize <= 8 else 2
+
+
+def tile_size(in_dtype, out_dtype, loop_dtype=None):
     """Elements per tile (one block's share) of the look-back kernel."""
-    vec, rows = layout(in_dtype, out_dtype)
+    vec, rows = layout(in_dtype, out_dtype, loop_dtype)
     return _BLOCK * vec * rows
 
 
@@ -144,7 +173,7 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                               np.dtype(loop_dtype))
     acc_dt = _acc_dtype(loop_dt)
     load, store = _exprs(in_dt, out_dt, loop_dt)
-    vec, rows = layout(in_dt, out_dt)
+    vec, rows = layout(in_dt, out_dt, loop_dt)
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
     return render(
@@ -154,7 +183,9 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
         scan_expr=scan_expr, neutral="" if neutral is None else neutral,
         exclusive=bool(exclusive), preamble=preamble,
         block=_BLOCK if kind == "lookback" else _COL_BLOCK, vec=vec, rows=rows,
-        aligned=bool(aligned), seg=bool(seg), packed=acc_dt.itemsize <= 4)
+        aligned=bool(aligned), seg=bool(seg), packed=acc_dt.itemsize <= 4,
+        lookback=_LOOKBACK if acc_dt.itemsize <= 4 else _LOOKBACK // 2,
+        min_blocks=_min_blocks(acc_dt))
 
 
 # ---------------------------------------------------------------------------
@@ -272,7 +303,7 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
         if row_len <= 0 or n % row_len:
             raise ValueError("row_len %d does not divide %d elements"
                              % (row_len, n))
-    vec, rows = layout(in_dt, out_dt)
+    vec, rows = layout(in_dt, out_dt, loop_dt)
     tile = _BLOCK * vec * rows
     ntiles = -(-n // tile)
     if ntiles > _MAX_GRID:

@@ -79,12 +79,14 @@ def _ids(dt):
 
 
 def test_layout():
-    assert scan.layout(np.float32, np.float32) == (4, 4)
-    assert scan.tile_size(np.float32, np.float32) == 4096
-    assert scan.layout(np.float64, np.float64) == (2, 4)
+    assert scan.layout(np.float32, np.float32) == (4, 6)
+    assert scan.tile_size(np.float32, np.float32) == 6144
+    assert scan.layout(np.float64, np.float64) == (2, 6)
     assert scan.layout(np.complex128, np.complex128) == (1, 4)
     assert scan.layout(np.int8, np.int8) == (16, 2)
-    assert scan.layout(np.bool_, np.int64) == (2, 4)
+    assert scan.layout(np.bool_, np.int64) == (2, 6)
+    assert scan.layout(np.int32, np.int64, np.int64) == (2, 6)
+    assert scan.layout(np.float16, np.float16) == (8, 4)
     for a in DTYPES:
         for b in DTYPES:
             v, r = scan.layout(a, b)

@@ -19,7 +19,10 @@ RNG = np.random.default_rng(1234)
 
 SIZES = sorted({0, 1, 2, 3, 31, 32, 33} | {
     2 ** k + d for k in (5, 8, 10, 12, 13, 14, 16, 20) for d in (-1, 0, 1)}
-    | {4096 * 37 + 5, 3 * 10 ** 6 + 7})
+    | {4096 * 37 + 5, 3 * 10 ** 6 + 7}
+    # tile boundaries of the current layouts (6144 float32/int32, 3072
+    # 8-byte accumulators) and more than one look-back window of tiles
+    | {t * k + d for t in (3072, 6144) for k in (1, 2, 129) for d in (-1, 0, 1)})
 
 
 @pytest.fixture(autouse=True)
@@ -105,7 +108,8 @@ def test_inclusive_float_sizes_new_output(n, dt):
     np.testing.assert_array_equal(a.get(), h)  # input untouched
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 4095, 4096, 4097, 100003, 2 ** 20 + 1])
+@pytest.mark.parametrize("n", [0, 1, 2, 3071, 3073, 4095, 4096, 4097, 6143,
+                               6144, 6145, 100003, 2 ** 20 + 1])
 @pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int16, np.uint16,
                                 np.int32, np.uint32, np.int64, np.uint64,
                                 np.bool_])
@@ -121,7 +125,7 @@ def test_inclusive_integer_dtypes_wrap(n, dt):
     np.testing.assert_array_equal(r.get(), ref)
 
 
-@pytest.mark.parametrize("n", [1, 5, 4096, 4097, 10 ** 5 + 3])
+@pytest.mark.parametrize("n", [1, 5, 3073, 4096, 4097, 6145, 10 ** 5 + 3])
 @pytest.mark.parametrize("dt", [np.int32, np.float64, np.complex64,
                                 np.complex128, np.int64])
 def test_exclusive_vs_inclusive(n, dt):

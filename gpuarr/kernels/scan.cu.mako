@@ -21,6 +21,8 @@
 ##   packed     bool: status and value share one 64-bit descriptor word
 ##              (sizeof(ga_acc_t) <= 4); else a status word plus two value
 ##              slots per tile (aggregate, inclusive prefix)
+##   lookback   descriptors each lane reads per look-back step
+##   min_blocks resident blocks per SM asked of ptxas (__launch_bounds__)
 ## For "columns":
 ##   block      threads per block
 <%namespace name="common" file="common.cu.mako"/>\
@@ -50,6 +52,8 @@ static __device__ __forceinline__ ga_acc_t ga_scan_neutral() { return (ga_acc_t)
 #define GA_V ${vec}
 #define GA_R ${rows}
 #define GA_FULL 0xffffffffu
+// look-back: descriptors per lane per step (a window of 32 * GA_LB tiles)
+#define GA_LB ${lookback}
 // descriptor status: X (0, what the host's memset leaves), A, P
 #define GA_ST_X 0u
 #define GA_ST_A 1u
@@ -115,8 +119,8 @@ static __device__ __forceinline__ ga_acc_t ga_desc_value(unsigned long long word
 % else:
 // A status word per tile and two value slots (A: aggregate, P: inclusive
 // prefix), each written at most once per launch.  Publishing: value stores,
-// __threadfence(), then the status store (release pattern); reading: the
-// status, __threadfence(), then the slot the status names (acquire pattern).
+// ga_fence(), then the status store (release pattern); reading: the
+// status, the fence, then the slot the status names (acquire pattern).
 static __device__ __forceinline__ void ga_vstore(ga_acc_t *p, ga_acc_t v) {
     constexpr int W = (sizeof(ga_acc_t) + 3) / 4;
     unsigned int w[W];
@@ -135,20 +139,43 @@ static __device__ __forceinline__ ga_acc_t ga_vload(const ga_acc_t *p) {
     memcpy(&v, w, sizeof(ga_acc_t));
     return v;
 }
+// fence.acq_rel.gpu: with a strong (volatile) write after it a release
+// pattern, with a strong read before it an acquire pattern (PTX memory
+// model); __threadfence() would be fence.sc.gpu, stronger than needed.
+static __device__ __forceinline__ void ga_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+// a defined value for descriptors that are read but never combined
+static __device__ __forceinline__ ga_acc_t ga_zero_value() {
+    constexpr int W = (sizeof(ga_acc_t) + 3) / 4;
+    unsigned int w[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = 0u;
+    ga_acc_t v;
+    memcpy(&v, w, sizeof(ga_acc_t));
+    return v;
+}
 static __device__ __forceinline__ void ga_publish(unsigned int *status, ga_acc_t *aval, ga_acc_t *pval,
                                                   unsigned int t, unsigned int st, ga_acc_t v) {
     ga_vstore((st == GA_ST_P ? pval : aval) + t, v);
-    __threadfence();
+    ga_fence();
     *(volatile unsigned int *)(status + t) = st;
 }
 % endif
 
-// The exclusive prefix of `tile` (> 0): warp 0 reads the 32 nearest
-// predecessors' descriptors, waits until none is X, combines the values
-// after the nearest P (A aggregates and that P's inclusive prefix) and
-// moves 32 tiles further back while no P was seen.  Tile ids come from an
-// atomic counter in start order, so every predecessor belongs to a block
-// that is already running: the wait always ends.
+// The exclusive prefix of `tile` (> 0).  Warp 0 reads a window of the
+// 32*GA_LB nearest predecessors' descriptors, lane l holding GA_LB
+// consecutive tiles (lane 31's last one: the nearest predecessor), all of a
+// lane's loads in flight at once.  It only waits for what it combines: the
+// tiles after the newest P in the window (all of them when there is none)
+// must leave X; older tiles may still be X.  It then combines that P's
+// inclusive prefix with the A aggregates after it (a warp scan from the lane
+// holding it), and moves one window further back while no P was seen.
+//
+// Only the newest P of a window is used and every tile after it is A, so the
+// result is P(p) op A(p+1) op ... op A(tile-1): each term is the value
+// published with the status read (packed: one atomic word; else the slot the
+// status names, written once).  Tile ids come from an atomic counter in
+// start order, so every predecessor belongs to a block that is already
+// running and publishes A without waiting on anything: every wait ends.
 static __device__ __forceinline__ ga_acc_t ga_lookback(
 % if packed:
         const unsigned long long *desc,
@@ -160,44 +187,81 @@ static __device__ __forceinline__ ga_acc_t ga_lookback(
     bool have = false;
     ga_acc_t acc;
     while (true) {
-        const long long t = top - 31 + lane;    // lane 31: nearest predecessor
-        unsigned int st = GA_ST_P;              // before tile 0: never combined
-        ga_acc_t v;
+        const long long t0 = top - (32 * GA_LB - 1) + (long long)lane * GA_LB;
+        unsigned int st[GA_LB];
 % if packed:
-        unsigned long long word = 0ull;
-        if (t >= 0) {
-            word = ga_poll(desc, t);
-            st = (unsigned int)(word >> 32);
+        unsigned long long word[GA_LB];
+% endif
+#pragma unroll
+        for (int j = 0; j < GA_LB; ++j) {
+            // before tile 0: P, never combined (tile 0 itself is P and newer)
+            st[j] = GA_ST_P;
+% if packed:
+            word[j] = 0ull;
+            if (t0 + j >= 0) {
+                word[j] = ga_poll(desc, t0 + j);
+                st[j] = (unsigned int)(word[j] >> 32);
+            }
+% else:
+            if (t0 + j >= 0) st[j] = *(const volatile unsigned int *)(status + t0 + j);
+% endif
         }
-        while (__any_sync(GA_FULL, st == GA_ST_X)) {
-            if (st == GA_ST_X) {
-                word = ga_poll(desc, t);
-                st = (unsigned int)(word >> 32);
+        unsigned int pm;
+        while (true) {
+            // this lane: is any entry P, is any entry after its newest P X
+            bool lp = false, lx = false;
+#pragma unroll
+            for (int j = 0; j < GA_LB; ++j) {
+                if (st[j] == GA_ST_P) { lp = true; lx = false; }
+                else if (st[j] == GA_ST_X) lx = true;
+            }
+            pm = __ballot_sync(GA_FULL, lp);
+            const unsigned int xm = __ballot_sync(GA_FULL, lx);
+            // lanes from the newest lane holding a P up (all: no P) must have
+            // no X after their newest P
+            const unsigned int need = pm ? (GA_FULL << (31 - __clz(pm))) : GA_FULL;
+            if ((xm & need) == 0u) break;
+#pragma unroll
+            for (int j = 0; j < GA_LB; ++j) {
+                if (st[j] == GA_ST_X) {
+% if packed:
+                    word[j] = ga_poll(desc, t0 + j);
+                    st[j] = (unsigned int)(word[j] >> 32);
+% else:
+                    st[j] = *(const volatile unsigned int *)(status + t0 + j);
+% endif
+                }
             }
         }
-        v = ga_desc_value(word);
-% else:
-        if (t >= 0) st = *(const volatile unsigned int *)(status + t);
-        while (__any_sync(GA_FULL, st == GA_ST_X)) {
-            if (st == GA_ST_X) st = *(const volatile unsigned int *)(status + t);
-        }
-        __threadfence();
-        if (t >= 0) v = ga_vload((st == GA_ST_P ? pval : aval) + t);
-        else v = ga_vload(aval);   // any defined value; never combined
+% if not packed:
+        // acquire: the value slots named by the statuses read are visible
+        ga_fence();
 % endif
-        const unsigned int pm = __ballot_sync(GA_FULL, st == GA_ST_P);
+        // this lane's combination from its newest P (or its first entry)
+        ga_acc_t v;
+#pragma unroll
+        for (int j = 0; j < GA_LB; ++j) {
+% if packed:
+            const ga_acc_t e = ga_desc_value(word[j]);
+% else:
+            ga_acc_t e;
+            if (t0 + j >= 0 && st[j] != GA_ST_X) e = ga_vload((st[j] == GA_ST_P ? pval : aval) + t0 + j);
+            else e = ga_zero_value();   // never combined into the result
+% endif
+            v = (j == 0 || st[j] == GA_ST_P) ? e : ga_scan_op(v, e);
+        }
         const int start = pm ? 31 - __clz(pm) : 0;
         ga_acc_t w = ga_warp_scan(v, lane, start);
         w = ga_shfl_idx(w, 31);
         acc = have ? ga_scan_op(w, acc) : w;
         have = true;
         if (pm) break;
-        top -= 32;
+        top -= 32 * GA_LB;
     }
     return acc;
 }
 
-extern "C" __global__ void __launch_bounds__(${block})
+extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
 ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         unsigned long long row_len, unsigned int *scratch)
 {
@@ -431,7 +495,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
 // One thread per column of an (outer, L, inner) layout: a sequential scan
 // down the axis.  Neighbouring threads take neighbouring inner indices, so
 // both the loads (for inputs contiguous along inner) and the stores coalesce.
-extern "C" __global__ void __launch_bounds__(${block})
+extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
 ${name}(const ga_in_t *in, ga_out_t *out, long long ncols, long long inner,
         long long len, long long s_outer, long long s_len, long long s_inner)
 {
