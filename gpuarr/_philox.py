@@ -38,8 +38,9 @@ __all__ = ["M0", "M1", "W0", "W1", "philox4x32", "blocks", "split_key",
            "words_per_value", "values_per_block", "uniform_bits",
            "u01_f32", "u01_f64", "open01_f32", "open01_f64",
            "random", "uniform", "standard_normal", "normal", "exponential",
-           "integers", "integer_params", "sincospi", "sincospi_f32",
-           "PI_HI_F32", "PI_LO_F32", "SIN_F32", "COS_F32"]
+           "integers", "integer_params", "sincospi", "fma_f32",
+           "neg2log_f32", "angle_f32", "normal_radius", "NEG2LOG_F32",
+           "NEG2LN2_F32", "TWO_PI_F32"]
 
 #: Philox4x32 multipliers and Weyl key increments (Random123's constants).
 M0 = 0xD2511F53
@@ -47,17 +48,17 @@ M1 = 0xCD9E8D57
 W0 = 0x9E3779B9
 W1 = 0xBB67AE85
 
-#: Coefficients of the float32 sincospi of normals (see :func:`sincospi_f32`):
-#: sin(pi x) = PI_HI x + (PI_LO x + x^3 (S0 + S1 x^2 + S2 x^4)),
-#: cos(pi x) = 1 + C0 x^2 + C1 x^4 + C2 x^6 + C3 x^8 on |x| <= 1/4, fitted
-#: (Lawson's iteration for near-minimax relative error) and rounded to float32
-#: one coefficient at a time.
-PI_HI_F32 = float.fromhex("0x1.921fb6p+1")
-PI_LO_F32 = float.fromhex("-0x1.777a5cp-24")
-SIN_F32 = (float.fromhex("-0x1.4abbbep+2"), float.fromhex("0x1.465facp+1"),
-           float.fromhex("-0x1.2db5a6p-1"))
-COS_F32 = (float.fromhex("-0x1.3bd3ccp+2"), float.fromhex("0x1.03c1b0p+2"),
-           float.fromhex("-0x1.55b2b6p+0"), float.fromhex("0x1.d4f7eep-3"))
+#: -2 ln(m) for m in [sqrt(1/2), sqrt(2)): with g = 2 - 2m (exact),
+#: -2 ln(m) = g + g**2 * Q(g), Q(g) = sum(NEG2LOG_F32[i] * g**i), fitted
+#: (Lawson's iteration for near-minimax relative error of the whole sum,
+#: |error| < 2**-24.9 before rounding) and rounded to float32 one
+#: coefficient at a time, the others refitted after each rounding.
+NEG2LOG_F32 = tuple(float.fromhex(h) for h in (
+    "0x1.fffffap-3", "0x1.5556f0p-4", "0x1.0004a6p-5", "0x1.98d39ap-7",
+    "0x1.535c98p-8", "0x1.317d6cp-9", "0x1.2502ccp-10", "0x1.65e53ap-12"))
+#: -2 ln 2 and 2 pi rounded to float32.
+NEG2LN2_F32 = float(np.float32(-2 * np.log(2.0)))
+TWO_PI_F32 = float(np.float32(2 * np.pi))
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _U32 = np.uint64(32)
@@ -213,42 +214,84 @@ def sincospi(x):
     return sin, cos
 
 
-def _f32(a):
-    return np.asarray(a, np.float64).astype(np.float32).astype(np.float64)
+def fma_f32(a, b, c):
+    """Correctly rounded float32 ``fma(a, b, c)`` (the GPU's ``__fmaf_rn``).
 
+    ``a * b`` of two float32 values is exact in float64 (48 bits); the sum
+    is formed in float64 rounded to odd (the exact error of the float64
+    sum, from TwoSum, decides the sticky bit), and rounding that to float32
+    is then the correct rounding of the exact ``a * b + c`` (53 >= 24 + 2).
+    Signed zeros follow IEEE 754 (``-0 + +0 = +0``).
 
-def _fma32(a, b, c):
-    # float32 fma emulated in float64: a*b is exact (24 + 24 bits), the sum
-    # is rounded twice (to 53 bits, then to 24), which rarely differs from
-    # one rounding by one float32 ulp; good enough for error bounds.
-    return _f32(np.asarray(a, np.float64) * b + c)
+    Parameters
+    ----------
+    a, b, c : array_like of float32
 
-
-def sincospi_f32(m):
-    """The kernels' float32 ``(sin, cos)(pi * m * 2**-23)``, m < 2**24.
-
-    Exact integer reduction to ``x = m * 2**-23 - q/2`` in [-1/4, 1/4), the
-    polynomials of ``SIN_F32``/``COS_F32`` in float32 (emulated), then the
-    quadrant's swap and signs.  Returned as float64 arrays holding float32
-    values.
+    Returns
+    -------
+    numpy.ndarray of float32
     """
-    m = np.asarray(m, np.int64)
-    q = (m + (1 << 21)) >> 22
-    x = (m - (q << 22)).astype(np.float64) * 2.0 ** -23
-    x2 = _f32(x * x)
-    x3 = _f32(x2 * x)
-    p = _fma32(SIN_F32[2], x2, SIN_F32[1])
-    p = _fma32(p, x2, SIN_F32[0])
-    sp = _fma32(p, x3, _f32(x * PI_LO_F32))
-    sp = _fma32(x, PI_HI_F32, sp)
-    cp = _fma32(COS_F32[3], x2, COS_F32[2])
-    cp = _fma32(cp, x2, COS_F32[1])
-    cp = _fma32(cp, x2, COS_F32[0])
-    cp = _fma32(cp, x2, 1.0)
-    odd = (q & 1) == 1
-    a = np.where(odd, cp, sp)
-    b = np.where(odd, sp, cp)
-    return np.where(q & 2, -a, a), np.where((q + 1) & 2, -b, b)
+    a = np.asarray(a, np.float32).astype(np.float64)
+    b = np.asarray(b, np.float32).astype(np.float64)
+    c = np.asarray(c, np.float32).astype(np.float64)
+    p = a * b
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    even = (s.view(np.int64) & 1) == 0
+    toward = np.where(err > 0, np.inf, -np.inf)
+    s = np.where((err != 0) & even, np.nextafter(s, toward), s)
+    return s.astype(np.float32)
+
+
+def neg2log_f32(u):
+    """The kernels' float32 ``-2 ln(u)`` for u in [2**-33, 1], bit for bit.
+
+    ``u = 2**k * m`` with m in [sqrt(1/2), sqrt(2)) by integer operations on
+    the bits, ``g = fma(m, -2, 2)`` (exact), then
+    ``fma(k, NEG2LN2_F32, fma(g * g, Q(g), g))`` with Q evaluated by
+    Horner's rule in float32 fmas.  Every step is an IEEE operation, so this
+    emulation equals the GPU's result exactly.  The error against the exact
+    ``-2 ln(u)`` is below one float32 ulp (checked exhaustively over
+    [2**-2, 1] and on samples of every binade by tests/test_random_cpu.py);
+    ``u = 1`` gives +0.
+
+    Parameters
+    ----------
+    u : array_like of float32, in [2**-33, 1]
+
+    Returns
+    -------
+    numpy.ndarray of float32
+    """
+    u = np.asarray(u, np.float32)
+    i = u.view(np.int32).astype(np.int64)
+    kb = (i - 0x3F3504F3) & ~np.int64(0x7FFFFF)       # floor to 2**23 units
+    m = (i - kb).astype(np.int32).view(np.float32)
+    kf = (kb >> 23).astype(np.float32)
+    g = fma_f32(m, np.float32(-2.0), np.float32(2.0))
+    s = g * g
+    q = np.full(g.shape, NEG2LOG_F32[-1], np.float32)
+    for coef in NEG2LOG_F32[-2::-1]:
+        q = fma_f32(q, g, np.float32(coef))
+    tm = fma_f32(s, q, g)
+    return fma_f32(kf, np.float32(NEG2LN2_F32), tm)
+
+
+def angle_f32(wb):
+    """The float32 Box-Muller angle of a word, in (-pi, pi), bit for bit.
+
+    ``v = float(0x3f800000 | (wb >> 9)) - 1.5`` (the word's top 23 bits as
+    ``j * 2**-23 - 1/2``, exact) and ``x = fma(v, 2 pi, 2 pi * 2**-24)``
+    (rounded once): ``2 pi ((j + 1/2) 2**-23 - 1/2)`` to within float32
+    rounding, symmetric about 0 and strictly inside (-pi, pi), the range
+    where ``__sinf``/``__cosf`` have their documented accuracy.
+    """
+    wb = np.asarray(wb, np.uint32)
+    bits = (np.uint32(0x3F800000) | (wb >> np.uint32(9))).view(np.float32)
+    v = bits - np.float32(1.5)
+    two_pi = np.float32(TWO_PI_F32)
+    return fma_f32(v, two_pi, two_pi * np.float32(2.0 ** -24))
 
 
 def _check_per(dtype):
@@ -273,31 +316,64 @@ def uniform(key, offset, n, low, rng, dtype=np.float64):
     return dt.type(low) + dt.type(rng) * u
 
 
-def standard_normal(key, offset, n, dtype=np.float64):
-    """Box-Muller normals, computed in float64 (then rounded to float32).
+def _normal_f32_parts(key, offset, n):
+    # per element: the float32 radius and the float32 angle of its pair,
+    # and whether it is the cosine (even) or the sine (odd) output
+    nb = -(-n // 4)
+    w = blocks(key, offset, nb)
+    t = neg2log_f32(open01_f32(w[:, 0::2]))
+    r = np.sqrt(t.astype(np.float64)).astype(np.float32)
+    x = angle_f32(w[:, 1::2])
+    r = np.repeat(r.reshape(-1), 2)[:n]
+    x = np.repeat(x.reshape(-1), 2)[:n]
+    return r, x
 
-    Pairs of values come from pairs of words of one block: float32 values
-    ``2j`` and ``2j + 1`` of a block use words ``(2j, 2j+1)``:
-    ``u1 = open01_f32(w[2j])``, ``a = (w[2j+1] >> 8) * 2**-23`` in [0, 2),
-    ``r = sqrt(-2 log u1)``, values ``r cos(pi a)`` and ``r sin(pi a)``
-    (the GPU's sin/cos of this angle: :func:`sincospi_f32`, <= 0.86 ulp).
-    float64 values 0 and 1 of a block use the 64-bit words ``W0 = (w0, w1)``
-    and ``W1 = (w2, w3)``: ``u1 = open01_f64(W0)``,
-    ``a = (W1 >> 11) * 2**-52``.  The GPU computes in the output's precision
-    with CUDA's ``logf``/``log``, ``sqrtf``/``sqrt`` and
-    ``sincospif``/``sincospi``, so it agrees to a few ulp, not exactly.
+
+def normal_radius(key, offset, n):
+    """Per float32 normal: the radius ``r`` of its Box-Muller pair (float64).
+
+    The GPU's float32 normal ``z`` differs from :func:`standard_normal`'s
+    by at most ``r * 2**-20.8 + spacing(|z|)`` (see there); this gives the
+    ``r`` of that bound.
+    """
+    return _normal_f32_parts(key, offset, n)[0].astype(np.float64)
+
+
+def standard_normal(key, offset, n, dtype=np.float64):
+    """Box-Muller normals: the GPU's up to the documented error bound.
+
+    float32 (values ``2j``, ``2j + 1`` of a block from words ``2j``,
+    ``2j + 1``): ``t = neg2log_f32(open01_f32(w[2j]))`` (bit-exact),
+    ``r = sqrt(t)`` correctly rounded, ``x = angle_f32(w[2j+1])``
+    (bit-exact), values ``r cos x`` and ``r sin x`` with float64 sin/cos of
+    the float32 ``x``, rounded to float32.  The GPU takes ``r`` from
+    ``rsqrt.approx`` (2 ulp) and one Newton step (within 1 ulp of the
+    correctly rounded root) and ``cos x``/``sin x`` from ``__sincosf``
+    (absolute error at most 2**-21.19 on [-pi, pi], CUDA C++ Programming
+    Guide), so ``|z_gpu - z_ref| <= r * (2**-23 + 2**-21.19) + spacing(|z|)
+    < r * 2**-20.8 + spacing(|z|)``: a few ulp for ``|z|`` near ``r``, an
+    absolute ~5e-7 r near the zeros of sin/cos.
+
+    float64 values 0 and 1 of a block use the 64-bit words
+    ``W0 = (w0, w1)`` and ``W1 = (w2, w3)``: ``u1 = open01_f64(W0)``,
+    ``a = (W1 >> 11) * 2**-52``, ``r = sqrt(-2 log u1)``, values
+    ``r cos(pi a)`` and ``r sin(pi a)`` in float64 (:func:`sincospi`).  The
+    GPU uses CUDA's ``log``, ``sqrt`` and ``sincospi`` and agrees within a
+    few ulp.
     """
     dt, per = _check_per(dtype)
-    nb = -(-n // per)
-    w = blocks(key, offset, nb)
     if per == 4:
-        u1 = open01_f32(w[:, 0::2]).astype(np.float64)
-        a = (w[:, 1::2] >> np.uint32(8)).astype(np.float64) * 2.0 ** -23
-    else:
-        w = w.astype(np.uint64)
-        w64 = w[:, 0::2] | (w[:, 1::2] << _U32)
-        u1 = open01_f64(w64[:, 0:1])
-        a = (w64[:, 1:2] >> np.uint64(11)).astype(np.float64) * 2.0 ** -52
+        r, x = _normal_f32_parts(key, offset, n)
+        r = r.astype(np.float64)
+        x = x.astype(np.float64)
+        odd = (np.arange(n) & 1) == 1
+        z = r * np.where(odd, np.sin(x), np.cos(x))
+        return z.astype(np.float32)
+    nb = -(-n // per)
+    w = blocks(key, offset, nb).astype(np.uint64)
+    w64 = w[:, 0::2] | (w[:, 1::2] << _U32)
+    u1 = open01_f64(w64[:, 0:1])
+    a = (w64[:, 1:2] >> np.uint64(11)).astype(np.float64) * 2.0 ** -52
     r = np.sqrt(-2.0 * np.log(u1))
     s, c = sincospi(a)
     z = np.stack([r * c, r * s], axis=-1).reshape(-1)[:n]
@@ -312,12 +388,19 @@ def normal(key, offset, n, loc, scale, dtype=np.float64):
 
 
 def exponential(key, offset, n, scale=1.0, dtype=np.float64):
-    """``scale * (0 - log(v))`` with ``v`` in (0, 1] (``open01_*``), i.e.
-    ``-log(1 - u)`` for a uniform ``u``; computed in float64 then rounded."""
+    """``scale * -log(v)`` with ``v`` in (0, 1] (``open01_*``), i.e.
+    ``-log(1 - u)`` for a uniform ``u``; never -0.
+
+    float32: ``0.5 * neg2log_f32(v)`` (the halving is exact), then times
+    ``scale`` rounded once: exactly the GPU's.  float64: ``0 - log(v)``
+    in float64 (the GPU's CUDA ``log`` is within 1 ulp), times ``scale``.
+    """
     dt, per = _check_per(dtype)
     w = uniform_bits(key, offset, n, per)
-    v = open01_f32(w).astype(np.float64) if per == 4 else open01_f64(w)
-    e = (0.0 - np.log(v)).astype(dt)
+    if per == 4:
+        e = np.float32(0.5) * neg2log_f32(open01_f32(w))
+    else:
+        e = 0.0 - np.log(open01_f64(w))
     return dt.type(scale) * e
 
 

@@ -147,20 +147,62 @@ def test_sincospi_reference_exact_reduction():
     assert np.allclose(c, np.cos(np.pi * t), atol=1e-15)
 
 
-def test_sincospi_f32_within_one_ulp_everywhere():
-    # the kernels' float32 sin/cos of the normals' angle, over all 2**24
-    # angles, against the float64 reference
+def test_fma_f32_is_correctly_rounded():
+    one = np.float32(1.0)
+    a = np.float32(1 + 2.0 ** -23)
+    # (1 + 2**-23)**2 - 1 = 2**-22 + 2**-46: exact only with one rounding
+    assert P.fma_f32(a, a, -one) == np.float32(2.0 ** -22 + 2.0 ** -46)
+    # a tie in float64 broken by the low bits: 1 + 2**-24 + 2**-60 -> up
+    b = np.float32(2.0 ** -30)
+    c = np.float32(1 + 2.0 ** -23)
+    got = P.fma_f32(np.float32(2.0 ** -24 + 2.0 ** -47), one, one)
+    assert got == c
+    assert P.fma_f32(b, b, one) == one
+    z = P.fma_f32(np.float32(0.0), np.float32(-2.0), np.float32(0.0))
+    assert z == 0 and not np.signbit(z)
+
+
+def test_neg2log_f32_accuracy():
+    # exhaustive over [1/4, 1] (two reduction cases, k = 0 and -1, and the
+    # whole polynomial range), then 10**6 samples of every binade
+    lo = int(np.float32(0.25).view(np.int32))
+    hi = int(np.float32(1.0).view(np.int32))
     worst = 0.0
-    for start in range(0, 1 << 24, 1 << 22):
-        m = np.arange(start, start + (1 << 22), dtype=np.int64)
-        s, c = P.sincospi_f32(m)
-        ts, tc = P.sincospi(m * 2.0 ** -23)
-        for got, ref in ((s, ts), (c, tc)):
-            ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
-            worst = max(worst, float((np.abs(got - ref) / ulp).max()))
-    assert worst < 1.0, worst
-    s, c = P.sincospi_f32(np.array([0, 1 << 22, 1 << 23, 3 << 22]))
-    assert list(s) == [0.0, 1.0, 0.0, -1.0] and list(np.abs(c)) == [1.0, 0.0, 1.0, 0.0]
+    for start in range(lo, hi + 1, 1 << 22):
+        u = np.arange(start, min(start + (1 << 22), hi + 1),
+                      dtype=np.int32).view(np.float32)
+        t = P.neg2log_f32(u).astype(np.float64)
+        ref = -2 * np.log(u.astype(np.float64))
+        pos = ref > 0
+        sp = np.spacing(ref[pos].astype(np.float32)).astype(np.float64)
+        worst = max(worst, float((np.abs(t[pos] - ref[pos]) / sp).max(initial=0)))
+        assert (t[~pos] == 0).all() and not np.signbit(t[~pos]).any()
+    rng = np.random.default_rng(0)
+    u = (2.0 ** -rng.uniform(0, 33, 10 ** 6)).astype(np.float32)
+    u = np.concatenate([u[u >= 2.0 ** -33], np.float32([2.0 ** -33])])
+    t = P.neg2log_f32(u).astype(np.float64)
+    ref = -2 * np.log(u.astype(np.float64))
+    sp = np.spacing(ref.astype(np.float32)).astype(np.float64)
+    worst = max(worst, float((np.abs(t - ref) / sp).max()))
+    assert worst < 1.15, worst
+    assert P.neg2log_f32(np.float32(1.0)) == 0
+
+
+def test_angle_f32_inside_open_interval():
+    w = np.array([0, 0x1ff, 0x200, 0x7fffffff, 0x80000000, 0xffffffff],
+                 np.uint32)
+    x = P.angle_f32(w).astype(np.float64)
+    assert (np.abs(x) < np.pi).all()
+    assert x[0] == x[1] and x[0] < -3.1415 and x[5] > 3.1415
+    assert x[0] == -x[5]                       # symmetric about 0
+    assert abs(x[3]) < 1e-6 and x[3] == -x[4]
+
+
+def test_normal_f32_reference_bound_parts():
+    r = P.normal_radius(3, 0, 10)
+    z = P.standard_normal(3, 0, 10, np.float32).astype(np.float64)
+    assert (r[0::2] == r[1::2]).all()
+    assert np.allclose(np.hypot(z[0::2], z[1::2]), r[0::2], rtol=1e-6)
 
 
 def test_normal_reference_range_and_moments():
@@ -266,10 +308,11 @@ def test_kernels_compile(dist, dtype, affine, per):
     assert name.encode() in cubin
 
 
-def test_kernel_uses_sincospi_coefficients_of_reference():
+def test_kernel_uses_constants_of_reference():
     _, src, _ = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
-    for c in (P.PI_HI_F32, P.PI_LO_F32) + P.SIN_F32 + P.COS_F32:
+    for c in P.NEG2LOG_F32 + (P.NEG2LN2_F32, P.TWO_PI_F32):
         assert float(c).hex() + "f" in src
+    assert "ga_neg2log(ga_open01" in src and "__sincosf(ga_angle" in src
 
 
 # ---------------------------------------------------------------------------

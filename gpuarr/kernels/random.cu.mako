@@ -16,7 +16,9 @@
 <%namespace name="common" file="common.cu.mako"/>
 ${common.types()}
 <%
-    from gpuarr._philox import SIN_F32 as SIN, COS_F32 as COS, PI_HI_F32 as PI_HI, PI_LO_F32 as PI_LO
+    import numpy as _np
+    from gpuarr._philox import NEG2LOG_F32 as Q, NEG2LN2_F32, TWO_PI_F32
+    TWO_PI_HALF_STEP = float(_np.float32(TWO_PI_F32) * _np.float32(2.0 ** -24))
     def f32(v):
         return float(v).hex() + "f"
     T = ctype
@@ -72,29 +74,46 @@ GA_DEV float ga_open01(unsigned int w)
 {
     return __fmaf_rn(__uint2float_rn(w), 0x1p-32f, 0x1p-33f);
 }
-// sin(pi t) and cos(pi t) for t = m * 2^-23 in [0, 2), m < 2^24.  The
-// reduction to x = t - q/2 in [-1/4, 1/4) is exact integer arithmetic;
-// near-minimax polynomials (pi split in two floats) give at most 0.86 ulp
-// (checked over all 2^24 arguments by tests/test_random_cpu.py against
-// gpuarr._philox.sincospi_f32, which evaluates the same operations).
-GA_DEV void ga_sincospi24(unsigned int m, float *s, float *c)
+// -2 ln(u) for u in [2^-33, 1] (never 0, subnormal, inf or NaN, so no
+// special cases): u = 2^k m with m in [sqrt(1/2), sqrt(2)) from the bits,
+// g = 2 - 2m (exact), -2 ln m = g + g^2 Q(g) (Q: gpuarr._philox.NEG2LOG_F32),
+// plus k (-2 ln 2).  Every operation is an explicit IEEE one, so
+// gpuarr._philox.neg2log_f32 reproduces the result bit for bit; it is within
+// 1.14 ulp of the exact value, and u = 1 gives +0.
+GA_DEV float ga_neg2log(float u)
 {
-    const unsigned int q = (m + (1u << 21)) >> 22;
-    const float x = __int2float_rn((int)m - (int)(q << 22)) * 0x1p-23f;
-    const float x2 = __fmul_rn(x, x);
-    const float x3 = __fmul_rn(x2, x);
-    float p = __fmaf_rn(${f32(SIN[2])}, x2, ${f32(SIN[1])});
-    p = __fmaf_rn(p, x2, ${f32(SIN[0])});
-    float sp = __fmaf_rn(p, x3, __fmul_rn(x, ${f32(PI_LO)}));
-    sp = __fmaf_rn(x, ${f32(PI_HI)}, sp);
-    float cp = __fmaf_rn(${f32(COS[3])}, x2, ${f32(COS[2])});
-    cp = __fmaf_rn(cp, x2, ${f32(COS[1])});
-    cp = __fmaf_rn(cp, x2, ${f32(COS[0])});
-    cp = __fmaf_rn(cp, x2, 1.0f);
-    const float a = (q & 1u) ? cp : sp;
-    const float b = (q & 1u) ? sp : cp;
-    *s = (q & 2u) ? -a : a;
-    *c = ((q + 1u) & 2u) ? -b : b;
+    const int i = __float_as_int(u);
+    const int kb = (int)((unsigned int)(i - 0x3f3504f3) & 0xff800000u);
+    const float m = __int_as_float(i - kb);
+    const float k = __int2float_rn(kb >> 23);
+    const float g = __fmaf_rn(m, -2.0f, 2.0f);
+    const float s = __fmul_rn(g, g);
+    float q = ${f32(Q[-1])};
+% for c in reversed(Q[:-1]):
+    q = __fmaf_rn(q, g, ${f32(c)});
+% endfor
+    return __fmaf_rn(k, ${f32(NEG2LN2_F32)}, __fmaf_rn(s, q, g));
+}
+// sqrt(t) for t = +0 or t >= 2^-25: the hardware rsqrt (rsqrtf's 2 ulp)
+// and one Newton step, within 1 ulp of the correctly rounded root.  The
+// clamp turns rsqrt(+0) = inf into a finite value so that sqrt(+0) = +0.
+GA_DEV float ga_sqrt_pos(float t)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(t));
+    y = fminf(y, 0x1p64f);
+    const float r0 = __fmul_rn(t, y);
+    const float h = __fmul_rn(0.5f, y);
+    return __fmaf_rn(__fmaf_rn(-r0, r0, t), h, r0);
+}
+// Angle 2 pi ((j + 1/2) 2^-23 - 1/2) from the top 23 bits j of a word:
+// j 2^-23 - 1/2 is exact from the bits (no conversion instruction), one
+// fma scales it; the result lies strictly inside (-pi, pi), where
+// __sinf/__cosf are within 2^-21.41/2^-21.19 (absolute) of sin/cos of it.
+GA_DEV float ga_angle(unsigned int w)
+{
+    const float v = __fadd_rn(__int_as_float(0x3f800000u | (w >> 9)), -1.5f);
+    return __fmaf_rn(v, ${f32(TWO_PI_F32)}, ${f32(TWO_PI_HALF_STEP)});
 }
 % elif T == "double":
 // [0, 1): top 53 bits * 2^-53 (exact)
@@ -136,10 +155,9 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
         const unsigned int wa[2] = {w.x, w.z}, wb[2] = {w.y, w.w};
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-            const float u1 = ga_open01(wa[j]);
+            const float r = ga_sqrt_pos(ga_neg2log(ga_open01(wa[j])));
             float s, c;
-            ga_sincospi24(wb[j] >> 8, &s, &c);  // angle pi * (wb >> 8) * 2^-23
-            const float r = sqrtf(-2.0f * logf(u1));
+            __sincosf(ga_angle(wb[j]), &s, &c);
             z[2 * j] = __fmul_rn(r, c);
             z[2 * j + 1] = __fmul_rn(r, s);
         }
@@ -167,7 +185,7 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
   % for i in range(per):
     {
     % if T == "float":
-        const float e = 0.0f - logf(ga_open01(ga_lane(w, ${i})));
+        const float e = __fmul_rn(0.5f, ga_neg2log(ga_open01(ga_lane(w, ${i}))));
         v[${i}] = ${"__fmul_rn(b, e)" if affine else "e"};
     % else:
         const double e = 0.0 - log(ga_open01(ga_join(ga_lane(w, ${2 * i}), ga_lane(w, ${2 * i + 1}))));
