@@ -44,6 +44,8 @@ __all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
 
 _PY_SCALARS = (bool, int, float, complex)
 _BLOCK = 256
+# indices per thread of a unit-step ElementwiseKernel launch
+_USER_UNROLL = 4
 
 # ---------------------------------------------------------------------------
 # type resolution
@@ -171,29 +173,54 @@ def resolve(op, *operands):
 
 _CTX_STATE = {}     # context -> (plans dict, kernels dict, sm count)
 _MAX_PLANS = 2048
+_GRID_MAX = 2 ** 31 - 1     # gridDim.x limit
+# The state of the context seen last: (context, state).  A launch compares
+# the current context with it by identity instead of hashing it.
+_LAST = (None, None)
+_DRV = None
 
 
 def clear_cache():
     """Forget every launch plan and kernel (they are rebuilt on demand)."""
+    global _LAST
     _CTX_STATE.clear()
+    _LAST = (None, None)
 
 
 def _drv():
-    from . import driver
-    return driver
+    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
+    global _DRV
+    d = _DRV
+    if d is None:
+        from . import driver as d
+        _DRV = d
+    return d
+
+
+def current_context():
+    """The current :class:`gpuarr.driver.Context`, or None."""
+    d = _DRV
+    if d is None:
+        d = _drv()
+    return d.Context.get_current()
 
 
 def _ctx_state():
-    drv = _drv()
-    ctx = drv.Context.get_current()
+    global _LAST
+    ctx = current_context()
+    last = _LAST
+    if ctx is last[0] and ctx is not None:
+        return last[1]
     st = _CTX_STATE.get(ctx)
     if st is None:
         if ctx is None:
             raise _errors_invalid_context()
+        drv = _drv()
         sm = ctx.get_device().get_attribute(
             drv.device_attribute.MULTIPROCESSOR_COUNT)
         st = ({}, {}, int(sm))
         _CTX_STATE[ctx] = st
+    _LAST = (ctx, st)
     return st
 
 
@@ -422,7 +449,10 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         for n in mshape[:-1]:
             nrows *= n
         n_chunks = cpr * nrows
-        grid = max(1, min(n_chunks, nsm * (2048 // block)))
+        # one block per chunk: no grid-stride tail, and blocks that do not
+        # fit at once simply start later (the loop in the kernel only runs
+        # more than once past gridDim.x's limit)
+        grid = max(1, min(n_chunks, _GRID_MAX))
         tparams = [("I", "n_inner"), ("I", "chunks_per_row"), ("I", "n_chunks")]
         tail += [mshape[-1], cpr, n_chunks]
         for d in range(1, ndim - 1):
@@ -442,7 +472,10 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         n = 1
         for s in mshape:
             n *= s
-        grid = max(1, min(-(-n // block), nsm * (2048 // block)))
+        grid = max(1, min(-(-n // block), _GRID_MAX))
+        if not wide and n + grid * block > _dtypes.INT32_MAX:
+            # idx += gridDim.x * block must not overflow a 32-bit index
+            grid = min(grid, nsm * (2048 // block))
         tparams = [("I", "n")]
         tail.append(n)
         for d in range(1, ndim):
@@ -491,7 +524,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         name=spec.name, path=path, itype=itype, block=block, params=params,
         preamble="", ops=ops_desc, apply_args=apply_args,
         apply_body=apply_body, ndim=ndim, operation="", loop_prep="",
-        after_loop="", **extra)
+        after_loop="", dense=False, **extra)
     spec.chars = chars
     spec.grid = (grid, 1, 1)
     spec.block = (block, 1, 1)
@@ -502,6 +535,85 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
 
 class _OutOfRange(Exception):
     pass
+
+
+class _Contiguous:
+    """Array-like standing for any C-contiguous array at a 16-byte aligned
+    address (the plan of such operands does not depend on the address)."""
+
+    __slots__ = ("ptr", "dtype", "shape", "strides")
+
+    def __init__(self, dtype, shape):
+        self.ptr = 0
+        self.dtype = dtype
+        self.shape = shape
+        st = []
+        acc = dtype.itemsize
+        for n in reversed(shape):
+            st.append(acc)
+            acc *= n
+        self.strides = tuple(reversed(st))
+
+
+def _loop_types(opobj, loop_dtypes, inputs):
+    """(loop_in, op_out): numpy's resolution, or the requested loop."""
+    if loop_dtypes is None:
+        return _resolve_tokens(opobj, _tokens(inputs))
+    loop_in = tuple(np.dtype(d) for d in loop_dtypes)
+    if len(loop_in) != opobj.nin:
+        raise TypeError("loop_dtypes needs %d dtypes" % opobj.nin)
+    want = loop_in
+    loop_in, op_out = _resolve_tokens(opobj, loop_in)
+    if loop_in != want:
+        # numpy would pick another loop: use the requested one
+        loop_in = want
+        if opobj.resolver == "copy":
+            op_out = loop_in
+    return loop_in, op_out
+
+
+def contiguous_plan(op, loop_dtypes, out_dtype, in_dtypes, shape):
+    """The launch of ``op`` over C-contiguous, 16-byte aligned arrays.
+
+    Parameters
+    ----------
+    op : str
+        Operation name, as for :func:`run_elementwise`.
+    loop_dtypes : tuple of numpy.dtype
+        The loop's input dtypes (as :func:`resolve` gives them).
+    out_dtype : numpy.dtype
+        The output array's dtype.
+    in_dtypes : tuple of numpy.dtype
+        The input arrays' dtypes (all inputs are arrays).
+    shape : tuple of int
+        The common, non-empty shape.
+
+    Returns
+    -------
+    (function, grid, block, tail)
+        Launch with ``function.prepared_async_call(grid, block, stream,
+        out_ptr, *in_ptrs, *tail)`` for any such arrays in the context that
+        is current now.
+    """
+    state = _ctx_state()
+    plans = state[0]
+    key = ("contiguous", op, tuple(loop_dtypes), out_dtype, tuple(in_dtypes),
+           shape)
+    plan = plans.get(key)
+    if plan is None:
+        opobj = get_op(op)
+        loop_in, op_out = _loop_types(opobj, loop_dtypes, None)
+        outs = [_Contiguous(out_dtype, shape)]
+        ins = [_Contiguous(dt, shape) for dt in in_dtypes]
+        for a in outs + ins:
+            _dtypes.check_supported(a.dtype)
+        plan = _make_plan(state, opobj, loop_in, op_out, outs, ins,
+                          [False] * len(ins), shape)
+        plan.nin_args = loop_in
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = plan
+    return plan.fn, plan.grid, plan.block, plan.tail
 
 
 def _plan_key(opname, loop_dtypes, outputs, inputs):
@@ -584,18 +696,7 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
             if not s and x.shape != shape:
                 raise ValueError("operand of shape %s where %s was expected; "
                                  "broadcast it first" % (x.shape, shape))
-        if loop_dtypes is None:
-            loop_in, op_out = _resolve_tokens(opobj, _tokens(inputs))
-        else:
-            loop_in = tuple(np.dtype(d) for d in loop_dtypes)
-            if len(loop_in) != opobj.nin:
-                raise TypeError("loop_dtypes needs %d dtypes" % opobj.nin)
-            loop_in, op_out = _resolve_tokens(opobj, loop_in)
-            if loop_in != tuple(np.dtype(d) for d in loop_dtypes):
-                # numpy would pick another loop: use the requested one
-                loop_in = tuple(np.dtype(d) for d in loop_dtypes)
-                if opobj.resolver == "copy":
-                    op_out = loop_in
+        loop_in, op_out = _loop_types(opobj, loop_dtypes, inputs)
         for a in outputs:
             _dtypes.check_supported(a.dtype)
         for x, s in zip(inputs, scalar):
@@ -896,27 +997,39 @@ class ElementwiseKernel:
                          if not isinstance(a, ScalarArg)]
         self._fns = {}
 
-    def _source(self, itype):
-        params = [(a.declarator().rsplit(" ", 1)[0] if not isinstance(a, ScalarArg)
-                   else _dtypes.ctype(a.dtype), a.name) for a in self.args]
+    def _source(self, itype, dense=False, restrict=False):
         params = []
+        ptr = " *__restrict__" if restrict else " *"
         for a in self.args:
             ct = _dtypes.ctype(a.dtype)
             if isinstance(a, ScalarArg):
                 params.append((ct, a.name))
             else:
-                params.append((ct + " *", a.name))
+                params.append((ct + ptr, a.name))
         params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
         return render("elementwise.cu.mako", name=self.name, path="user",
                       itype=itype, block=_BLOCK, params=params,
                       preamble=self.preamble, ops=[], apply_args=[],
-                      apply_body=[], ndim=1, vec=1, unroll=1, tile=0,
+                      apply_body=[], ndim=1, vec=1,
+                      unroll=_USER_UNROLL if dense else 1, tile=0,
                       operation=self.operation, loop_prep=self.loop_prep,
-                      after_loop=self.after_loop)
+                      after_loop=self.after_loop, dense=dense)
 
-    def get_source(self, wide=False):
-        """The kernel's source for 32-bit (or, ``wide``, 64-bit) indices."""
-        return self._source("long long" if wide else "int")
+    def get_source(self, wide=False, dense=False, restrict=False):
+        """The kernel's source.
+
+        Parameters
+        ----------
+        wide : bool
+            64-bit indices (``long long``) instead of ``int``.
+        dense : bool
+            The unit-step variant: an exactly sized grid, each thread taking
+            several indices with the copies of the operation unrolled.
+        restrict : bool
+            Declare the pointer parameters ``__restrict__`` (used when the
+            arrays passed do not overlap).
+        """
+        return self._source("long long" if wide else "int", dense, restrict)
 
     def _prepare_args(self, args):
         if len(args) != len(self.args):
@@ -961,6 +1074,16 @@ class ElementwiseKernel:
             out.append(x.ptr)
         return out, n
 
+    def _disjoint(self, args, n):
+        """Whether no two array arguments (checked by :meth:`_prepare_args`,
+        ``n`` elements each) share a byte: ``__restrict__`` is then true."""
+        spans = sorted((x.ptr, n * x.dtype.itemsize)
+                       for k, x in enumerate(args) if k in self._vec_idx)
+        for (p0, n0), (p1, _) in zip(spans, spans[1:]):
+            if p0 + n0 > p1:
+                return False
+        return True
+
     def __call__(self, *args, **kwargs):
         """Launch over every element (or ``range=``/``slice=``).
 
@@ -996,22 +1119,28 @@ class ElementwiseKernel:
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
             _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
         state = _ctx_state()
-        key = (wide,)
-        fn = self._fns.get((key, state[2], id(state)))
+        per_block = _BLOCK * _USER_UNROLL
+        dense = step == 1 and -(-count // per_block) <= _GRID_MAX
+        restrict = dense and self._disjoint(args, n)
+        key = (wide, dense, restrict, state[2], id(state))
+        fn = self._fns.get(key)
         if fn is None:
             itype = "long long" if wide else "int"
             chars = "".join("P" if not isinstance(a, ScalarArg)
                             else _arg_char(a.dtype) for a in self.args)
             chars += ("q" if wide else "i") * 3
             from .compiler import SourceModule
-            mod = SourceModule(self._source(itype), options=self.options,
-                               no_extern_c=True, keep=self.keep)
+            mod = SourceModule(self._source(itype, dense, restrict),
+                               options=self.options, no_extern_c=True,
+                               keep=self.keep)
             fn = mod.get_function(self.name)
             fn.prepare(chars)
-            self._fns[(key, state[2], id(state))] = fn
+            self._fns[key] = fn
             self._mod = mod
-        nsm = state[2]
-        grid = max(1, min(-(-count // _BLOCK), nsm * (2048 // _BLOCK)))
+        if dense:
+            grid = -(-count // per_block)
+        else:
+            grid = max(1, min(-(-count // _BLOCK), state[2] * (2048 // _BLOCK)))
         fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream,
                                *(vals + [start, stop, step]))
 

@@ -1380,6 +1380,9 @@ def _apply(op, args, out=None, stream=None, casting="same_kind"):
     Returns the output array (``out`` if given). Raises TypeError /
     OverflowError / ValueError before any launch for bad operands.
     """
+    res = _hot_apply(op, args, out, stream)
+    if res is not None:
+        return res
     if out is None:
         res = _fast(op, args, stream)
         if res is not None:
@@ -1484,21 +1487,146 @@ def _broadcast_view(x, shape):
     return x._view(shape, strides, 0)
 
 
+# ---------------------------------------------------------------------------
+# the steady-state path of small operations
+#
+# Operands that are C-contiguous GPUArrays of one non-empty shape at 16-byte
+# aligned addresses, with a result allocated here (or an ``out=`` of the same
+# kind): a hit is one dict lookup on (op, dtypes..., shape), one identity check
+# of the current context, a pool pop, a GPUArray built without validation and
+# one prepared launch.  The entry holds everything else:
+# (context, pool, function, grid, block, tail, out dtype, nbytes, strides,
+#  size, f_contiguous).
+
+_HOT = {}
+_HOT_MAX = 4096
+_get_current = drv.Context.get_current if drv is not None else None
+
+
+def _hot_entry(key, op, arrays, loop, out_dt):
+    """Build and remember the hot entry of ``key`` (None when unavailable)."""
+    if _get_current is None:
+        return None
+    ctx = _get_current()
+    if ctx is None:
+        return None
+    ew = _elementwise()
+    shape = arrays[0].shape
+    fn, grid, block, tail = ew.contiguous_plan(
+        op, loop, out_dt, tuple(x.dtype for x in arrays), shape)
+    size = _prod(shape)
+    isz = out_dt.itemsize
+    nontrivial = 0
+    for n in shape:
+        if n != 1:
+            nontrivial += 1
+    strides = _c_strides(shape, isz) if len(shape) != 1 else (isz,)
+    ent = (ctx, _default_pool(), fn, grid, block, tail, out_dt, size * isz,
+           strides, size, nontrivial <= 1)
+    if len(_HOT) >= _HOT_MAX:
+        _HOT.clear()
+    _HOT[key] = ent
+    return ent
+
+
+def _hot_out(ent, shape):
+    """A new C-ordered array from the entry's pool (no validation)."""
+    gpudata = ent[1].allocate(ent[7])
+    a = _new(GPUArray)
+    a.shape = shape
+    a.dtype = ent[6]
+    a.strides = ent[8]
+    a.size = ent[9]
+    a.ptr = gpudata.ptr
+    a.gpudata = gpudata
+    a.base = None
+    a._c = True
+    a._f = ent[10]
+    a.allocator = None
+    return a
+
+
 def _same_binary(op, a, b):
     """Fast path: same shape, same dtype, both C-contiguous GPUArrays."""
+    shape = a.shape
+    ent = _HOT.get((op, a.dtype, shape))
+    if ent is not None and ent[0] is _get_current() and not (a.ptr | b.ptr) & 15:
+        out = _hot_out(ent, shape)
+        ent[2].prepared_async_call(ent[3], ent[4], None, out.ptr, a.ptr, b.ptr,
+                                   *ent[5])
+        return out
     key = (op, a.dtype, a.dtype)
     res = _RESOLVED.get(key)
     if res is None:
         res = _resolve(op, (a, b))
     loop, outs = res
     dt = outs[0]
-    out = _empty_c(a.shape, dt)
+    if a.size and not (a.ptr | b.ptr) & 15:
+        ent = _hot_entry((op, a.dtype, shape), op, (a, b), loop, dt)
+        if ent is not None:
+            out = _hot_out(ent, shape)
+            ent[2].prepared_async_call(ent[3], ent[4], None, out.ptr, a.ptr,
+                                       b.ptr, *ent[5])
+            return out
+    out = _empty_c(shape, dt)
     if a.size:
         _elementwise().run_elementwise(op, [out], [a, b], loop_dtypes=loop)
     return out
 
 
+def _hot_apply(op, args, out, stream):
+    """The steady-state path of :func:`_apply` for GPUArray operands only:
+    the result, or None when it does not apply (the general path then
+    runs)."""
+    if _get_current is None:
+        return None
+    key = [op]
+    shape = None
+    align = 0
+    for x in args:
+        if type(x) is not GPUArray or not x._c:
+            return None
+        if shape is None:
+            shape = x.shape
+        elif x.shape != shape:
+            return None
+        align |= x.ptr
+        key.append(x.dtype)
+    if shape is None or align & 15:
+        return None
+    key.append(shape)
+    key = tuple(key)
+    ent = _HOT.get(key)
+    if ent is None or ent[0] is not _get_current():
+        res = _RESOLVED.get(tuple(key[:-1]))
+        if res is None or not _prod(shape):
+            return None
+        ent = _hot_entry(key, op, args, res[0], res[1][0])
+        if ent is None:
+            return None
+    if out is None:
+        out = _hot_out(ent, shape)
+    else:
+        # the same result dtype, shape and C layout; an input may be ``out``
+        # itself but must not overlap it otherwise
+        if (type(out) is not GPUArray or out.dtype is not ent[6]
+                or out.shape != shape or not out._c or out.ptr & 15):
+            return None
+        o0 = out.ptr
+        o1 = o0 + ent[7]
+        for x in args:
+            p = x.ptr
+            if p != o0 and p < o1 and o0 < p + x.size * x.dtype.itemsize:
+                return None
+    ent[2].prepared_async_call(ent[3], ent[4], stream, out.ptr,
+                               *[x.ptr for x in args], *ent[5])
+    return out
+
+
 def _binop(op, a, b):
+    res = _hot_apply(op, (a, b), None, None)
+    if res is not None:
+        return res
     res = _fast(op, [a, b], None)
     if res is not None:
         return res

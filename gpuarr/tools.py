@@ -59,9 +59,18 @@ def bin_size(nbytes):
     return size
 
 
+_DRV = None
+
+
 def _driver():
-    from . import driver
-    return driver
+    """The :mod:`gpuarr.driver` module, imported once (an import statement
+    in a function runs the import machinery on every call)."""
+    global _DRV
+    d = _DRV
+    if d is None:
+        from . import driver as d
+        _DRV = d
+    return d
 
 
 class PooledDeviceAllocation:
@@ -236,7 +245,9 @@ def default_pool():
     gpuarr.driver.LogicError
         If no context is current.
     """
-    drv = _driver()
+    drv = _DRV
+    if drv is None:
+        drv = _driver()
     ctx = drv.Context.get_current()
     pool = _POOLS.get(ctx)
     if pool is None:

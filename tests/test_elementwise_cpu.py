@@ -103,7 +103,8 @@ def test_run_elementwise_contiguous_flow(fake_launch):
     assert len(calls) == 2
     grid, block, stream, args = calls[0]
     assert args[:3] == (1 << 30, 2 << 30, 3 << 30)
-    assert block == (256, 1, 1) and grid == (132 * 8, 1, 1)
+    # one block per chunk of 256 threads x 4 vectors x 4 floats
+    assert block == (256, 1, 1) and grid == (n // 4096, 1, 1)
     assert fake_launch[0].chars == "PPPiii"
     assert "ld" not in fake_launch[0].chars
     assert "ga_vec<float, 4>" in fake_launch[0].source
@@ -258,22 +259,33 @@ def test_call_launch_flow(monkeypatch):
         def get_function(self, name):
             f = FakeFunction()
             f.prepare = lambda chars: setattr(f, "chars", chars)
+            f.source = self.source
             launched.append(f)
             return f
     import gpuarr.compiler
     monkeypatch.setattr(ew, "_ctx_state", lambda: state)
     monkeypatch.setattr(gpuarr.compiler, "SourceModule", FakeModule)
     k = ElementwiseKernel("float a, float *x, float *y", "y[i] = a * x[i]")
-    x, y = FakeArray("f4", (1000,)), FakeArray("f4", (1000,))
+    x, y = FakeArray("f4", (1000,)), FakeArray("f4", (1000,), ptr=1 << 25)
     k(2, x, y)
     k(np.float64(2.5), x, y, range=slice(10, 500, 3))
     k(2.0, x, y, slice=slice(None, None, -1))
-    fn = launched[0]
-    assert len(launched) == 1
-    assert fn.chars == "fPPiii"
-    assert fn.calls[0][3] == (np.float32(2), x.ptr, y.ptr, 0, 1000, 1)
-    assert isinstance(fn.calls[1][3][0], np.float32)
-    assert fn.calls[1][3][3:] == (10, 500, 3)
-    assert fn.calls[2][3][3:] == (999, -1, -1)
+    # unit step: the dense variant, __restrict__ since x and y are disjoint,
+    # one block per 1024 indices; other steps: the grid-stride loop
+    assert len(launched) == 2
+    dense, loop = launched
+    assert "*__restrict__ x" in dense.source and "ga_u" in dense.source
+    assert "*__restrict__" not in loop.source and "ga_nthreads" in loop.source
+    assert dense.chars == loop.chars == "fPPiii"
+    assert dense.calls[0][3] == (np.float32(2), x.ptr, y.ptr, 0, 1000, 1)
+    assert dense.calls[0][0] == (1, 1, 1)
+    assert isinstance(loop.calls[0][3][0], np.float32)
+    assert loop.calls[0][3][3:] == (10, 500, 3)
+    assert loop.calls[1][3][3:] == (999, -1, -1)
     k(2.0, x, y, range=slice(5, 5))               # empty: no launch
-    assert len(fn.calls) == 3
+    assert len(dense.calls) + len(loop.calls) == 3
+    # overlapping arrays (in place): dense but without __restrict__
+    k(2.0, x, x)
+    assert len(launched) == 3 and "*__restrict__" not in launched[2].source
+    k(2.0, x, FakeArray("f4", (1000,), ptr=x.ptr + 400))
+    assert len(launched) == 3 and launched[2].calls[-1][0] == (1, 1, 1)

@@ -203,8 +203,8 @@ def test_path_selection():
     sp = spec_for("copy", [FakeArray("i1", (2 ** 31 + 5,))],
                   [FakeArray("i1", (2 ** 31 + 5,))])
     assert sp.kkey[-2] == "long long"
-    # the contiguous full-size grid comes from the SM count
-    assert sp.grid[0] == 132 * 8
+    # one block per chunk (256 threads x 4 x 16 bytes), no grid-stride tail
+    assert sp.grid[0] == -(-(2 ** 31 + 5) // (256 * 4 * 16))
 
 
 @needs_compiler
@@ -221,8 +221,11 @@ def test_user_kernel_compiles():
                              "z[i] = a * x[i] + y[i]", name="axpy")
     COMPILE(k.get_source())
     COMPILE(k.get_source(wide=True))
+    COMPILE(k.get_source(dense=True, restrict=True))
+    COMPILE(k.get_source(wide=True, dense=True))
     k = ew.ElementwiseKernel("ga_half *x, ga_complex<double> *z, double s",
                              "z[i] = ga_complex<double>((float)x[i] * s, 1.0)",
                              name="mix", preamble="#define TWO 2",
                              loop_prep="int q = TWO;", after_loop="(void)q;")
     COMPILE(k.get_source())
+    COMPILE(k.get_source(dense=True))

@@ -18,6 +18,7 @@
 ##   tile      tile edge (transpose)
 ## For "user":
 ##   operation, loop_prep, after_loop
+##   dense     unit step: exactly sized grid, ``unroll`` indices per thread
 <%namespace name="common" file="common.cu.mako"/>\
 ${common.types()}
 ${preamble}
@@ -42,7 +43,31 @@ extern "C" __global__ void __launch_bounds__(${block})
 ${name}(${", ".join("%s %s" % p for p in params)})
 {
     typedef ${itype} I;
-% if path == "user":
+% if path == "user" and dense:
+    // unit step: one block per ${block * unroll} indices, each thread takes
+    // ${unroll} of them ${block} apart (coalesced).  The copies of the
+    // operation are unrolled, so with __restrict__ pointers the compiler
+    // issues every load before the first store.
+    const I ga_base = ga_start + (I)blockIdx.x * ${block * unroll} + (I)threadIdx.x;
+    (void)ga_step;
+    ${loop_prep}
+    if (ga_base + ${(unroll - 1) * block} < ga_stop) {
+#pragma unroll
+        for (int ga_u = 0; ga_u < ${unroll}; ++ga_u) {
+            I i = ga_base + ga_u * ${block};
+            ${operation};
+        }
+    } else {
+#pragma unroll
+        for (int ga_u = 0; ga_u < ${unroll}; ++ga_u) {
+            I i = ga_base + ga_u * ${block};
+            if (i < ga_stop) {
+                ${operation};
+            }
+        }
+    }
+    ${after_loop}
+% elif path == "user":
     const I ga_nthreads = (I)gridDim.x * blockDim.x;
     I i = ga_start + ((I)blockIdx.x * blockDim.x + threadIdx.x) * ga_step;
     ${loop_prep}
