@@ -38,7 +38,7 @@ def _vector(a, ord, axes, keepdims):
         r = np.linalg.norm(np.zeros(a.shape, a.dtype), ord=ord,
                            axis=axes if len(axes) > 1 else axes[0],
                            keepdims=keepdims)
-        return _ga.to_gpu(np.ascontiguousarray(np.asarray(r)))
+        return _ga.to_gpu(_rs._host_c(r))
     if ord is None or ord == 2 or ord == "fro":
         op = "sumsq"
     elif ord == 1:

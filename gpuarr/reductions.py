@@ -39,6 +39,7 @@ __all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
 
 _NoValue = np._NoValue
 _builtin_sum = sum
+_builtin_max = max
 _empty_c = _ga._empty_c
 _B = np.dtype(bool)
 _I8 = np.dtype(np.int64)
@@ -111,19 +112,29 @@ def _as_array(a):
 _DT = {}
 
 
-def _np_dtype(name, fn, dt, dtype, **kw):
-    """numpy's result dtype of ``fn`` on a tiny array of ``dt`` (cached)."""
-    key = (name, dt, dtype)
+def _np_dtype(name, fn, dt, dtype, array_result=True):
+    """numpy's result dtype of ``fn`` on a tiny array of ``dt`` (cached).
+
+    ``array_result`` asks numpy for an array result (a reduction over one
+    axis of a 2-D array) rather than a scalar one (a full reduction): numpy's
+    ``std`` with an integer ``dtype=`` raises for the first only (its square
+    root is taken in place, casting float64 to the integer dtype), and so
+    does gpuarr.  numpy's error propagates unchanged.
+    """
+    key = (name, dt, dtype, array_result)
     try:
         return _DT[key]
     except KeyError:
         pass
+    kw = {}
+    if dtype is not None:
+        kw["dtype"] = dtype
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        x = np.ones(2, dt)
-        if dtype is not None:
-            kw["dtype"] = dtype
-        r = np.asarray(fn(x, **kw)).dtype
+        if array_result:
+            r = np.asarray(fn(np.ones((2, 2), dt), axis=0, **kw)).dtype
+        else:
+            r = np.asarray(fn(np.ones(2, dt), **kw)).dtype
     _ga._dtype(r)
     _DT[key] = r
     return r
@@ -142,7 +153,7 @@ _NP_FUNCS = {
 _WITH_DTYPE = ("sum", "prod", "nansum", "mean", "var", "std")
 
 
-def result_dtype(name, dt, dtype=None):
+def result_dtype(name, dt, dtype=None, array_result=True):
     """The dtype numpy gives ``numpy.<name>`` of a ``dt`` array (and
     ``dtype=``), which gpuarr's function of that name returns.
 
@@ -153,10 +164,19 @@ def result_dtype(name, dt, dtype=None):
     dt : dtype-like
     dtype : dtype-like, optional
         The ``dtype=`` argument, for functions that take one.
+    array_result : bool
+        Whether the reduction gives an array (``axis`` leaves axes, or
+        ``keepdims``) rather than a scalar (a full reduction).
+
+    Raises
+    ------
+    TypeError
+        Where numpy refuses the combination (numpy's own exception, e.g.
+        ``std`` over an axis with an integer ``dtype=``).
     """
     dt = np.dtype(dt)
     if name in _WITH_DTYPE:
-        return _np_dtype(name, _NP_FUNCS[name], dt, dtype)
+        return _np_dtype(name, _NP_FUNCS[name], dt, dtype, array_result)
     if name in ("max", "min", "amax", "amin", "nanmax", "nanmin", "ptp"):
         return dt
     if name in ("argmax", "argmin", "count_nonzero"):
@@ -173,15 +193,23 @@ def _check_where(where, initial=_NoValue):
         raise NotImplementedError("initial= is not supported by gpuarr")
 
 
+def _host_c(r):
+    """``r`` as a C-contiguous host array of the same shape.
+
+    ``numpy.ascontiguousarray`` would turn a 0-d result into shape (1,).
+    """
+    return np.asarray(r, order="C")
+
+
 def _numpy_empty(fn, a, kw, out):
     """Answer a reduction of an empty array with numpy itself."""
     r = np.asarray(fn(np.zeros(a.shape, a.dtype), **kw))
     if out is not None:
         if out.size:
-            out.set(np.ascontiguousarray(r.astype(out.dtype, copy=False)
-                                         .reshape(out.shape)))
+            out.set(_host_c(r.astype(out.dtype, copy=False)
+                            .reshape(out.shape)))
         return out
-    return _ga.to_gpu(np.ascontiguousarray(r))
+    return _ga.to_gpu(_host_c(r))
 
 
 def _target(a, axes, out, keepdims, res_dt, name):
@@ -343,9 +371,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
 def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
     a = _as_array(a)
     dt = a.dtype
-    res = _np_dtype(op, fn, dt, dtype)
-    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
     axes = _axes(axis, len(a.shape))
+    res = _np_dtype(op, fn, dt, dtype,
+                    keepdims or len(axes) < len(a.shape))
+    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
     if a.size == 0:
         return _numpy_empty(fn, a, kw, out)
     if dtype is not None:
@@ -366,7 +395,7 @@ def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
     _red.run_reduction("mean", (a,), m, axes, md, scale=float(n))
     w, ret = _target(a, axes, out, keepdims, res, "add")
     _red.run_reduction(op, (a,), w, axes, md, aux=m,
-                       scale=float(max(n - ddof, 0)))
+                       scale=float(_builtin_max(n - ddof, 0)))
     return ret
 
 
@@ -577,7 +606,7 @@ def _inner_last(name, a, b, out):
         if out is not None:
             out.set(np.asarray(r, out.dtype).reshape(out.shape))
             return out
-        return _ga.to_gpu(np.ascontiguousarray(np.asarray(r)))
+        return _ga.to_gpu(_host_c(r))
     bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
                   strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
     w = out if out is not None else _empty_c(kshape, res)
