@@ -2,11 +2,11 @@
 ones) written into a preallocated array; GB/s written (higher is better),
 beside CuPy's and PyTorch's generators where importable.
 
-Prediction (H200, see docs/random.md): uniforms are memory-bound (~60 SASS
-instructions per 16 bytes, under the ~0.27 ms a GB of writes takes);
-float32 normals issue ~194 SASS instructions per 16 bytes, about 0.39 ms
-for 2**28 of them at one warp-instruction per clock per scheduler, so
-~2.7-2.8 TB/s, compute-bound.
+Prediction (H200, see docs/random.md): uniforms are memory-bound (~75 SASS
+instructions per 16 bytes, measured 3.73 TB/s); float32 normals issue 124
+SASS instructions per 16 bytes in the hot loop (was 226: 1.86 TB/s
+measured), 0.25 ms of issue time for 2**28 of them, ~0.31 ms at the
+measured issue efficiency: ~3.4 TB/s (3.3-3.7), near the write bandwidth.
 """
 import numpy as np
 
