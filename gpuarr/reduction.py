@@ -36,7 +36,7 @@ from . import _dtypes
 from .kernels import render, convert, store_expr
 
 __all__ = ["run_reduction", "ReductionKernel", "reduce_spec", "OPS",
-           "set_array_factory", "clear_cache"]
+           "set_array_factory", "clear_cache", "full_entry"]
 
 _BLOCK = 256
 _RS = _BLOCK // 32          # slices of the cols path
@@ -584,16 +584,23 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
 # per-context state: plans, kernels, workspaces
 
 _CTX_STATE = {}
+_drv = None
 
 
 class _State:
-    __slots__ = ("plans", "kernels", "nsm", "ws")
+    """Per-context state: plans by key, kernels by kernel key, the SM
+    count, per-stream workspaces, full-reduction launch entries
+    (:func:`full_entry`) and the context's device memory pool."""
 
-    def __init__(self, nsm):
+    __slots__ = ("plans", "kernels", "nsm", "ws", "fast", "pool")
+
+    def __init__(self, nsm, pool=None):
         self.plans = {}
         self.kernels = {}
         self.nsm = nsm
         self.ws = {}
+        self.fast = {}
+        self.pool = pool
 
 
 def clear_cache():
@@ -601,22 +608,40 @@ def clear_cache():
     for st in _CTX_STATE.values():
         st.plans.clear()
         st.kernels.clear()
+        st.fast.clear()
+
+
+def _driver():
+    """gpuarr.driver, imported once (not on every call)."""
+    global _drv
+    if _drv is None:
+        from . import driver
+        _drv = driver
+    return _drv
 
 
 def _state():
-    from . import driver as drv
-    ctx = drv.Context.get_current()
+    """The current context's :class:`_State` (one ``Context.get_current``
+    and one dict lookup once it exists)."""
+    ctx = (_drv or _driver()).Context.get_current()
     st = _CTX_STATE.get(ctx)
     if st is None:
-        if ctx is None:
-            from ._errors import InvalidContextError
-            raise InvalidContextError(
-                "no CUDA context is current: import gpuarr.autoinit first",
-                code=201, name="CUDA_ERROR_INVALID_CONTEXT")
-        nsm = ctx.get_device().get_attribute(
-            drv.device_attribute.MULTIPROCESSOR_COUNT)
-        st = _State(int(nsm))
-        _CTX_STATE[ctx] = st
+        st = _new_state(ctx)
+    return st
+
+
+def _new_state(ctx):
+    drv = _driver()
+    if ctx is None:
+        from ._errors import InvalidContextError
+        raise InvalidContextError(
+            "no CUDA context is current: import gpuarr.autoinit first",
+            code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+    from . import tools
+    nsm = ctx.get_device().get_attribute(
+        drv.device_attribute.MULTIPROCESSOR_COUNT)
+    st = _State(int(nsm), tools.default_pool())
+    _CTX_STATE[ctx] = st
     return st
 
 
@@ -629,7 +654,7 @@ def _workspace(st, stream):
     key = 0 if stream is None else getattr(stream, "handle", id(stream))
     ws = st.ws.get(key)
     if ws is None:
-        from . import driver as drv
+        drv = _driver()
         mem = drv.mem_alloc(_PART_BYTES + 4 * _TICKETS)
         drv.memset_d8(int(mem) + _PART_BYTES, 0, 4 * _TICKETS)
         ws = (mem, int(mem), int(mem) + _PART_BYTES, stream)
@@ -752,8 +777,54 @@ def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):
     plan = _make_plan(st, spec)
     if len(st.plans) >= _MAX_PLANS:
         st.plans.clear()
+        st.fast.clear()
     st.plans[key] = plan
     return plan
+
+
+def full_entry(st, op, x, out_dt, ct, scale=1.0):
+    """Everything a full reduction of ``x`` into a new C-contiguous 0-d
+    output needs at launch on the default stream, computed once.
+
+    Parameters
+    ----------
+    st : _State
+        The current context's state (:func:`_state`).
+    op : str
+        A one-input key of :data:`OPS` without auxiliary values.
+    x : array-like
+        The operand (size > 0); its layout and ``ptr % 16`` define the plan.
+    out_dt : numpy.dtype
+        The output's dtype.
+    ct : numpy.dtype
+        Computation dtype (see :func:`op_code`).
+    scale : float
+        Divisor of ``mean``.
+
+    Returns
+    -------
+    tuple
+        ``(fn, grid, block, off, rest)``: launch
+        ``fn.prepared_async_call(grid, block, None, out_ptr, x.ptr + off,
+        *rest)``.  The entry is valid for every array of ``x``'s dtype,
+        shape, strides and ``ptr % 16`` in this context (until
+        :func:`clear_cache`).
+    """
+    axes = tuple(range(len(x.shape)))
+    out = _Fake(0, out_dt, (), ())
+    key = (op, ct, axes, x.dtype, x.shape, x.strides, x.ptr & 15,
+           out_dt, (), ())
+    plan = st.plans.get(key)
+    if plan is None:
+        plan = _new_plan(st, key, op, (x,), out, axes, ct, None)
+    if plan.empty:
+        raise ValueError("full_entry needs a non-empty operand")
+    if plan.needs_ws:
+        p, t = _workspace(st, None)
+    else:
+        p = t = 0
+    return (plan.fn, plan.grid, plan.block, plan.offsets[0],
+            (p, t, float(scale)) + tuple(plan.tail))
 
 
 # ---------------------------------------------------------------------------

@@ -54,6 +54,44 @@ def _factory(shape, dtype):
 
 _red.set_array_factory(_factory)
 
+_state = _red._state
+_new = object.__new__
+
+
+def _full_entry(st, key, op, a, res_dt, ct, scale):
+    """Cache (under ``key``) and return the launch entry of a full
+    reduction of ``a`` into a new 0-d ``res_dt`` array."""
+    if len(st.fast) >= _red._MAX_PLANS:
+        st.fast.clear()
+    ent = _red.full_entry(st, op, a, res_dt, ct, scale) + (res_dt,
+                                                           res_dt.itemsize)
+    st.fast[key] = ent
+    return ent
+
+
+def _launch_full(st, ent, a):
+    """Launch a cached full reduction of ``a`` and return its 0-d result.
+
+    The result is built like :func:`gpuarr.gpuarray._empty_c` builds a
+    0-d array, from the context's pool held by ``st``: no per-call pool or
+    context lookup beyond :func:`gpuarr.reduction._state`'s one.
+    """
+    fn, grid, block, off, rest, dt, isz = ent
+    blk = st.pool.allocate(isz)
+    w = _new(GPUArray)
+    w.shape = ()
+    w.dtype = dt
+    w.strides = ()
+    w.size = 1
+    w.ptr = p = blk.ptr
+    w.gpudata = blk
+    w.base = None
+    w._c = True
+    w._f = True
+    w.allocator = None
+    fn.prepared_async_call(grid, block, None, p, a.ptr + off, *rest)
+    return w
+
 # ---------------------------------------------------------------------------
 # argument normalization (cached)
 
@@ -139,8 +177,6 @@ def _np_dtype(name, fn, dt, dtype, array_result=True):
     _DT[key] = r
     return r
 
-
-_SUM_DT = {}
 
 _NP_FUNCS = {
     "sum": np.sum, "prod": np.prod, "nansum": np.nansum, "mean": np.mean,
@@ -248,6 +284,16 @@ def _reduce(op, fn, name, a, axis, out, keepdims, res_dt, ct, kw,
     axes = _axes(axis, len(a.shape))
     if a.size == 0:
         return _numpy_empty(fn, a, kw, out)
+    if (out is None and not keepdims and stream is None
+            and len(axes) == len(a.shape) and type(a) is GPUArray):
+        # a full reduction into a new 0-d array: one cached entry
+        st = _state()
+        key = (op, res_dt, ct, a.dtype, a.shape, a.strides, a.ptr & 15)
+        ent = st.fast.get(key)
+        if ent is None:
+            ent = _full_entry(st, key, op, a, res_dt, ct,
+                              1.0 if scale is None else scale(a.size))
+        return _launch_full(st, ent, a)
     w, ret = _target(a, axes, out, keepdims, res_dt, name)
     if scale is None:
         _red.run_reduction(op, (a,), w, axes, ct, stream=stream)
@@ -292,20 +338,22 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
     numpy.exceptions.AxisError, ValueError, TypeError
         As numpy: axis out of range, duplicate axes, a wrong ``out`` shape.
     """
-    if (axis is None and out is None and not keepdims and dtype is None
-            and type(a) is GPUArray and a.size and initial is _NoValue
-            and where is _NoValue):
-        # fast path of the plain full sum: two dict lookups, one launch
-        res = _SUM_DT.get(a.dtype)
-        if res is not None:
-            w = _empty_c((), res)
-            _red.run_reduction("sum", (a,), w, _axes(None, len(a.shape)),
-                               res)
-            return w
+    if (axis is None and out is None and dtype is None and not keepdims
+            and initial is _NoValue and where is _NoValue
+            and type(a) is GPUArray):
+        # the plain full sum: one context lookup, one dict lookup, a pooled
+        # 0-d result and one launch
+        st = _state()
+        key = ("sum", a.dtype, a.shape, a.strides, a.ptr & 15)
+        ent = st.fast.get(key)
+        if ent is None and a.size:
+            res = _np_dtype("sum", np.sum, a.dtype, None)
+            ent = _full_entry(st, key, "sum", a, res, res, 1.0)
+        if ent is not None:
+            return _launch_full(st, ent, a)
     _check_where(where, initial)
     dt = a.dtype
     res = _np_dtype("sum", np.sum, dt, dtype)
-    _SUM_DT[dt] = res
     return _reduce("sum", np.sum, "add", a, axis, out, keepdims, res, res,
                    {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 

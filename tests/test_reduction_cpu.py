@@ -398,3 +398,115 @@ def test_reduction_kernel_call_errors_before_launch():
         k(x, FakeArray("f4", (10,), strides=(8,)))  # not contiguous
     with pytest.raises(TypeError):
         k(x, x, bogus=1)
+
+
+# ---------------------------------------------------------------------------
+# the launch path of full reductions, against a recording fake driver
+
+
+class _FakeFn:
+    def __init__(self, spec):
+        self.spec = spec
+        self.calls = []
+
+    def prepared_async_call(self, grid, block, stream, *args):
+        self.calls.append((grid, block, stream, args))
+
+
+class _Raw:
+    def __init__(self, p):
+        self.p = p
+
+    def __int__(self):
+        return self.p
+
+    def free(self):
+        pass
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    """gpuarr.reduction/reductions without a GPU: a fake current context,
+    a pool over made-up addresses, kernels 'compiled' to recorders."""
+    import gpuarr.driver as drv
+    from gpuarr import tools
+
+    ctx = object()
+
+    class Ctx:
+        @staticmethod
+        def get_current():
+            return ctx
+
+    addr = [1 << 32]
+
+    def alloc(n):
+        addr[0] += 4096
+        return _Raw(addr[0])
+    pool = tools.DeviceMemoryPool(alloc)
+    monkeypatch.setattr(drv, "Context", Ctx)
+    monkeypatch.setattr(drv, "mem_alloc", alloc)            # workspaces
+    monkeypatch.setattr(drv, "memset_d8", lambda p, v, n: None)
+    monkeypatch.setitem(tools._POOLS, ctx, pool)
+    st = R._State(132, pool)
+    monkeypatch.setattr(R, "_CTX_STATE", {ctx: st})
+    fns = []
+
+    def get_fn(st, spec, options=None, keep=False):
+        ent = st.kernels.get(spec.kkey)
+        if ent is None:
+            ent = st.kernels[spec.kkey] = (_FakeFn(spec), None)
+            fns.append(ent[0])
+        return ent[0]
+    monkeypatch.setattr(R, "_get_fn", get_fn)
+    return fns
+
+
+def _fake_gpu(h, ptr=1 << 28):
+    from gpuarr import gpuarray as ga
+    return ga.GPUArray(h.shape, h.dtype, gpudata=ptr, strides=h.strides)
+
+
+def test_small_sum_is_one_launch_writing_the_result(fake_driver):
+    from gpuarr import gpuarray as ga
+    x = _fake_gpu(np.empty(1024, np.float32))
+    r1 = RS.sum(x)
+    r2 = RS.sum(x)
+    assert len(fake_driver) == 1                  # compiled once
+    calls = fake_driver[0].calls
+    assert len(calls) == 2                        # one launch per sum
+    grid, block, stream, args = calls[1]
+    assert grid == (1, 1, 1) and stream is None
+    # out, input, no workspace, scale, then the spec's integers
+    assert args[0] == r2.ptr and args[1] == x.ptr
+    assert args[2:5] == (0, 0, 1.0)
+    assert args[5:] == fake_driver[0].spec.tail
+    # the result is the 0-d array gpuarray._empty_c would have made
+    ref = ga._empty_c((), np.dtype(np.float32))
+    for name in ga.GPUArray.__slots__:
+        if name in ("__weakref__", "ptr", "gpudata"):
+            continue
+        assert getattr(r1, name) == getattr(ref, name), name
+    assert r1.ptr == int(r1.gpudata) and r1.ptr != r2.ptr
+
+
+def test_full_reductions_cached_per_layout(fake_driver):
+    h = np.empty((64, 33), np.float32)
+    x = _fake_gpu(h)
+    m = RS.mean(x)
+    assert m.dtype == np.float32 and m.shape == ()
+    args = fake_driver[-1].calls[-1][3]
+    assert args[4] == 64.0 * 33                   # mean's divisor
+    RS.mean(x)
+    assert len(fake_driver[-1].calls) == 2
+    # another alignment is another plan (vector loads need 16 bytes)
+    RS.sum(_fake_gpu(h, ptr=(1 << 28) + 4))
+    assert fake_driver[-1].spec.render_kw["vec"] == 1
+    RS.sum(x)
+    assert fake_driver[-1].spec.render_kw["vec"] == 4
+    # a large sum uses the workspace: its pointers are in the entry
+    big = _fake_gpu(np.lib.stride_tricks.as_strided(
+        np.empty(1, np.float32), (1 << 24,), (4,)))
+    RS.sum(big)
+    args = fake_driver[-1].calls[-1][3]
+    assert args[2] and args[3] and fake_driver[-1].spec.needs_ws
