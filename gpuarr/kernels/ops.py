@@ -25,7 +25,10 @@ Semantics follow numpy 2 where its C loops define them:
   right shift), as numpy;
 * ``sign`` of a complex is ``z / |z|`` (numpy 2); ``rint`` rounds half to
   even;
-* complex ordering comparisons are lexicographic, as numpy.
+* complex ordering comparisons are lexicographic, as numpy, and so are
+  complex ``minimum``/``maximum``/``fmin``/``fmax``;
+* complex transcendental functions are computed in double (complex64
+  rounds once at the end) with C99's branch cuts, as numpy's.
 """
 
 import numpy as np
@@ -73,6 +76,11 @@ _N = "iuf"        # real numbers
 _A = "iufc"       # all numbers
 _ALL = "biufc"
 
+def _C(f):
+    """A complex function computed in double (see common.cu.mako)."""
+    return "ga_cto<{R}>(%s(ga_c2d({0})))" % f
+
+
 _TABLE = [
     # name, nin, {kinds: expr}
     ("add", 2, {"b": "({0} || {1})", _A: "({0} + {1})"}),
@@ -84,7 +92,8 @@ _TABLE = [
     ("fmod", 2, {"i": "({1} == 0 || {1} == -1 ? ({T})0 : ({T})({0} % {1}))",
                  "u": "({1} == 0 ? ({T})0 : ({T})({0} % {1}))",
                  "f": "fmod{F}({0}, {1})"}),
-    ("power", 2, {_I: "ga_ipow({0}, {1})", "f": "pow{F}({0}, {1})"}),
+    ("power", 2, {_I: "ga_ipow({0}, {1})", "f": "pow{F}({0}, {1})",
+                "c": "ga_cto<{R}>(ga_cpow(ga_c2d({0}), ga_c2d({1})))"}),
     ("negative", 1, {_I: "({T})(({U})0 - ({U}){0})", "fc": "(-{0})"}),
     ("positive", 1, {_A: "{0}"}),
     ("absolute", 1, {"b": "{0}", "i": "({T})({0} < 0 ? ({U})0 - ({U}){0} : ({U}){0})",
@@ -105,26 +114,29 @@ _TABLE = [
     ("logical_or", 2, {_ALL: "(ga_nonzero({0}) || ga_nonzero({1}))"}),
     ("logical_xor", 2, {_ALL: "(ga_nonzero({0}) != ga_nonzero({1}))"}),
     ("logical_not", 1, {_ALL: "(!ga_nonzero({0}))"}),
-    ("sin", 1, {"f": "sin{F}({0})"}),
-    ("cos", 1, {"f": "cos{F}({0})"}),
-    ("tan", 1, {"f": "tan{F}({0})"}),
-    ("arcsin", 1, {"f": "asin{F}({0})"}),
-    ("arccos", 1, {"f": "acos{F}({0})"}),
-    ("arctan", 1, {"f": "atan{F}({0})"}),
+    ("sin", 1, {"f": "sin{F}({0})", "c": _C("ga_csin")}),
+    ("cos", 1, {"f": "cos{F}({0})", "c": _C("ga_ccos")}),
+    ("tan", 1, {"f": "tan{F}({0})", "c": _C("ga_ctan")}),
+    ("arcsin", 1, {"f": "asin{F}({0})", "c": _C("ga_casin")}),
+    ("arccos", 1, {"f": "acos{F}({0})", "c": _C("ga_cacos")}),
+    ("arctan", 1, {"f": "atan{F}({0})", "c": _C("ga_catan")}),
     ("arctan2", 2, {"f": "atan2{F}({0}, {1})"}),
-    ("sinh", 1, {"f": "sinh{F}({0})"}),
-    ("cosh", 1, {"f": "cosh{F}({0})"}),
-    ("tanh", 1, {"f": "tanh{F}({0})"}),
-    ("arcsinh", 1, {"f": "asinh{F}({0})"}),
-    ("arccosh", 1, {"f": "acosh{F}({0})"}),
-    ("arctanh", 1, {"f": "atanh{F}({0})"}),
+    ("sinh", 1, {"f": "sinh{F}({0})", "c": _C("ga_csinh")}),
+    ("cosh", 1, {"f": "cosh{F}({0})", "c": _C("ga_ccosh")}),
+    ("tanh", 1, {"f": "tanh{F}({0})", "c": _C("ga_ctanh")}),
+    ("arcsinh", 1, {"f": "asinh{F}({0})", "c": _C("ga_casinh")}),
+    ("arccosh", 1, {"f": "acosh{F}({0})", "c": _C("ga_cacosh")}),
+    ("arctanh", 1, {"f": "atanh{F}({0})", "c": _C("ga_catanh")}),
     ("exp", 1, {"f": "exp{F}({0})", "c": "ga_exp({0})"}),
-    ("exp2", 1, {"f": "exp2{F}({0})"}),
-    ("expm1", 1, {"f": "expm1{F}({0})"}),
+    ("exp2", 1, {"f": "exp2{F}({0})",
+              "c": "ga_cto<{R}>(ga_exp(ga_c2d({0}) * 0.6931471805599453))"}),
+    ("expm1", 1, {"f": "expm1{F}({0})", "c": _C("ga_cexpm1")}),
     ("log", 1, {"f": "log{F}({0})", "c": "ga_log({0})"}),
-    ("log2", 1, {"f": "log2{F}({0})"}),
-    ("log10", 1, {"f": "log10{F}({0})"}),
-    ("log1p", 1, {"f": "log1p{F}({0})"}),
+    ("log2", 1, {"f": "log2{F}({0})",
+              "c": "ga_cto<{R}>(ga_log(ga_c2d({0})) * 1.4426950408889634)"}),
+    ("log10", 1, {"f": "log10{F}({0})",
+               "c": "ga_cto<{R}>(ga_log(ga_c2d({0})) * 0.4342944819032518)"}),
+    ("log1p", 1, {"f": "log1p{F}({0})", "c": _C("ga_clog1p")}),
     ("sqrt", 1, {"f": "sqrt{F}({0})", "c": "ga_sqrt({0})"}),
     ("cbrt", 1, {"f": "cbrt{F}({0})"}),
     ("square", 1, {"b": "({0} && {0})", _A: "({0} * {0})"}),
@@ -139,16 +151,23 @@ _TABLE = [
     ("floor", 1, {"b" + _I: "{0}", "f": "floor{F}({0})"}),
     ("ceil", 1, {"b" + _I: "{0}", "f": "ceil{F}({0})"}),
     ("trunc", 1, {"b" + _I: "{0}", "f": "trunc{F}({0})"}),
-    ("rint", 1, {"b" + _I: "{0}", "f": "rint{F}({0})"}),
+    ("rint", 1, {"b" + _I: "{0}", "f": "rint{F}({0})",
+               "c": "ga_complex<{R}>(rint{F}({0}.re), rint{F}({0}.im))"}),
     ("hypot", 2, {"f": "hypot{F}({0}, {1})"}),
+    # complex: numpy's lexicographic order; minimum/maximum keep a NaN
+    # first operand, fmin/fmax the first operand when the second is NaN
     ("minimum", 2, {"b": "({0} && {1})", _I: "({0} < {1} ? {0} : {1})",
-                    "f": "(({0} <= {1} || {0} != {0}) ? {0} : {1})"}),
+                    "f": "(({0} <= {1} || {0} != {0}) ? {0} : {1})",
+                    "c": "((ga_cisnan({0}) || ga_cle({0}, {1})) ? {0} : {1})"}),
     ("maximum", 2, {"b": "({0} || {1})", _I: "({0} > {1} ? {0} : {1})",
-                    "f": "(({0} >= {1} || {0} != {0}) ? {0} : {1})"}),
+                    "f": "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
+                    "c": "((ga_cisnan({0}) || ga_cle({1}, {0})) ? {0} : {1})"}),
     ("fmin", 2, {"b": "({0} && {1})", _I: "({0} < {1} ? {0} : {1})",
-                 "f": "fmin{F}({0}, {1})"}),
+                 "f": "fmin{F}({0}, {1})",
+                 "c": "((ga_cisnan({1}) || ga_cle({0}, {1})) ? {0} : {1})"}),
     ("fmax", 2, {"b": "({0} || {1})", _I: "({0} > {1} ? {0} : {1})",
-                 "f": "fmax{F}({0}, {1})"}),
+                 "f": "fmax{F}({0}, {1})",
+                 "c": "((ga_cisnan({1}) || ga_cle({1}, {0})) ? {0} : {1})"}),
     ("isnan", 1, {"b" + _I: "false", "f": "({0} != {0})",
                   "c": "({0}.re != {0}.re || {0}.im != {0}.im)"}),
     ("isinf", 1, {"b" + _I: "false", "f": "ga_isinf({0})",
@@ -168,7 +187,8 @@ del _name, _nin, _exprs
 OPS["clip"] = Op("clip", 3, {
     _I: "ga_clip_int({0}, {1}, {2})",
     "b": "(({0} || {1}) && {2})",
-    "f": "ga_clip_float({0}, {1}, {2})"},
+    "f": "ga_clip_float({0}, {1}, {2})",
+    "c": "ga_cclip({0}, {1}, {2})"},
     ufunc=np._core.umath.clip)
 # Non-ufunc operations with their own resolution rules.
 OPS["copy"] = Op("copy", 1, {_ALL: "{0}"}, resolver="copy")
