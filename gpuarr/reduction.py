@@ -47,6 +47,7 @@ _TICKETS = _MAX_ROW_ITEMS
 _MAX_PLANS = 4096
 _MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
 _MIN_SEG = 8192             # fewest elements worth a block of their own
+_ROW_UNROLL = 8             # vector loads per step, one block per long row
 
 #: built-in reductions: name -> (number of inputs, commutative over the
 #: reduced elements' order, uses a per-row auxiliary value)
@@ -470,16 +471,25 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
             if ok:
                 break
             V //= 2
+    asz = 32 if code.acc_dt is None else max(4, code.acc_dt.itemsize)
+    cap = 16 if asz <= 4 else (8 if asz <= 8 else 4)
     if path == "rows":
         G = _BLOCK if (kdim == 0 or L > 2048) else 32
         U = 4
         if L < G * V * 4:
             U = 1
+        elif (kdim and G == _BLOCK and V * isz == 16 and asz <= 4
+              and L >= G * V * _ROW_UNROLL):
+            # many long rows, a block each: 8 independent 16-byte loads per
+            # thread (128 bytes in flight, twice the full reduction's) so a
+            # block's few steps keep the memory system busy through the
+            # block's start and its end (shuffles, barrier, store); 8
+            # accumulators keep it within 64 registers
+            U = _ROW_UNROLL
+            cap = 8
     else:
         G = 32
         U = 4
-    asz = 32 if code.acc_dt is None else max(4, code.acc_dt.itemsize)
-    cap = 16 if asz <= 4 else (8 if asz <= 8 else 4)
     if path == "rows":
         nacc = max(1, min(V * U, cap))
     else:

@@ -510,3 +510,130 @@ def test_full_reductions_cached_per_layout(fake_driver):
     RS.sum(big)
     args = fake_driver[-1].calls[-1][3]
     assert args[2] and args[3] and fake_driver[-1].spec.needs_ws
+
+
+# ---------------------------------------------------------------------------
+# a host model of the kernels' index arithmetic: each (row, segment) item
+# reduces elements j0 <= j < j1 of its row, addressed through the trailing
+# arguments exactly as the template unravels them; rows combine their
+# segments.  Checks the partition, the argument order and the vector-load
+# alignment for many layouts, against numpy.
+
+def _model_sum(spec, base, start, nin_ops=1):
+    kw = spec.render_kw
+    kdim, rdim, rcontig = kw["kdim"], kw["rdim"], kw["rcontig"]
+    tail = list(spec.tail)
+    n_items, splits, seg, L, n_rows = tail[:5]
+    t = 5
+    kshape = [None] + tail[t:t + kdim - 1] if kdim else []
+    t += max(kdim - 1, 0)
+    kst, ost = [], []
+    for d in range(kdim):
+        kst.append(tail[t:t + nin_ops])
+        ost.append(tail[t + nin_ops])
+        t += nin_ops + 1
+    rshape = [None] + tail[t:t + rdim - 1]
+    t += rdim - 1
+    if rdim == 1 and rcontig:
+        rst = [[1] * nin_ops]
+    else:
+        rst = [tail[t + d * nin_ops:t + (d + 1) * nin_ops] for d in range(rdim)]
+    assert t + (0 if (rdim == 1 and rcontig) else rdim * nin_ops) == len(tail)
+    assert splits * seg >= L and (splits - 1) * seg < max(L, 1)
+    if spec.path == "rows":
+        assert n_items == n_rows * splits
+        chunk = kw["group"] * kw["vec"] * kw["unroll"]
+        if splits > 1:
+            assert seg % chunk == 0 and n_items <= R._MAX_ROW_ITEMS
+    else:
+        assert n_items == -(-n_rows // 32) * splits
+        if splits > 1:
+            assert seg % R._RS == 0 and n_items <= R._MAX_COL_ITEMS
+    out = {}
+    for row in range(n_rows):
+        r, ko, oo = row, 0, 0
+        for d in reversed(range(kdim)):
+            if d > 0:
+                q, x = divmod(r, kshape[d])
+                r = q
+            else:
+                x = r
+            ko += x * kst[d][0]
+            oo += x * ost[d]
+        V = kw["vec"]
+        if V > 1:
+            assert ko % V == 0
+        acc = 0
+        for s in range(splits):
+            j0 = s * seg
+            j1 = min(L, j0 + seg)
+            if V > 1:
+                assert j0 % V == 0
+            for j in range(j0, j1):
+                jj, off = j, 0
+                for d in reversed(range(rdim)):
+                    if d > 0:
+                        q, x = divmod(jj, rshape[d])
+                        jj = q
+                    else:
+                        x = jj
+                    off += x * rst[d][0]
+                k = start + ko + off
+                assert 0 <= k < base.size
+                acc += int(base[k])
+        assert oo not in out
+        out[oo] = acc
+    return out
+
+
+def _model_case(shape, axes, view, op="sum", dt="i8"):
+    """Sum of ``view(arange)`` over ``axes`` by the model of ``op``'s
+    launch (the index arithmetic is the same for every op) vs numpy."""
+    dt = np.dtype(dt)
+    big = np.arange(int(np.prod(shape)) * 4, dtype=dt)
+    host = view(big[: int(np.prod(shape))].reshape(shape))
+    x = FakeArray(dt, host.shape, host.strides,
+                  ptr=(1 << 24) + (host.ctypes.data - big.ctypes.data))
+    ks = tuple(n for k, n in enumerate(host.shape) if k not in axes)
+    out = FakeArray(dt, ks)
+    spec = R.reduce_spec(op, [x], out, tuple(axes), dt)
+    # the kernel's element 0 is x.ptr + offset, in elements of the buffer
+    start = (x.ptr - (1 << 24) + spec.offsets[0]) // dt.itemsize
+    got = _model_sum(spec, big, start)
+    want = np.sum(host.astype(np.int64), axis=tuple(axes)).reshape(-1)
+    assert len(got) == want.size
+    for i, v in enumerate(want):
+        assert got[i] == v, (shape, axes, i)
+
+
+@pytest.mark.parametrize("shape,axes", [
+    ((37, 129), (1,)), ((37, 129), (0,)), ((37, 129), (0, 1)),
+    ((5, 33, 70), (0, 2)), ((5, 33, 70), (1,)), ((6, 7, 8, 9), (3,)),
+    ((3, 40000), (1,)), ((100000,), (0,)), ((40000, 3), (0,)),
+])
+@pytest.mark.parametrize("layout", ["c", "t", "neg", "sliced"])
+def test_index_model_matches_numpy(shape, axes, layout):
+    views = {"c": lambda h: h,
+             "t": lambda h: h.T,
+             "neg": lambda h: h[::-1, ...][..., ::-1] if h.ndim > 1 else h[::-1],
+             "sliced": lambda h: h[1:, ...][..., ::2] if h.ndim > 1 else h[3::2]}
+    v = views[layout]
+    probe = v(np.empty(shape))
+    axes = tuple(a for a in axes if a < probe.ndim)
+    _model_case(shape, axes, v)
+
+
+def test_index_model_long_rows_unrolled():
+    # many long float32-sized rows: 8 vector loads per step, 8 accumulators
+    x = FakeArray("f4", (16384, 16384))
+    s = R.reduce_spec("sum", [x], FakeArray("f4", (16384,)), (1,),
+                      np.dtype("f4"))
+    assert s.render_kw["unroll"] == 8 and s.render_kw["nacc"] == 8
+    assert s.grid == (16384, 1, 1) and not s.needs_ws
+    for shape, view in (((64, 16384), lambda h: h),
+                        ((3, 1 << 17), lambda h: h),       # split rows
+                        ((64, 16388), lambda h: h[:, 4:])):  # offset rows
+        _model_case(shape, (1,), view, op="max", dt="i4")
+        spec = R.reduce_spec("max", [FakeArray("i4", shape)],
+                             FakeArray("i4", shape[:1]), (1,), np.dtype("i4"))
+        assert spec.render_kw["unroll"] == 8

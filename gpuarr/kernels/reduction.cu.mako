@@ -332,6 +332,9 @@ ${kunravel("row", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [("oo", "ost")])
             __syncwarp();
 % endif
             if (ga_last[grp]) {
+                // acquire: the partials of the groups whose tickets came
+                // before ours are read after we saw the last ticket
+                __threadfence();
                 A b = ga_neutral();
                 for (I q = lane; q < splits; q += ${G}) b = ga_combine(b, ga_ldcg(ga_part + row * splits + q));
 #pragma unroll
@@ -429,6 +432,7 @@ ${kunravel("(valid ? o : (I)0)", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [
             }
             __syncthreads();
             if (ga_last && slice == 0) {
+                __threadfence();    // acquire, as in the rows path
                 A b = ga_neutral();
                 for (I q = 0; q < splits; ++q) b = ga_combine(b, ga_ldcg(ga_part + (tile * splits + q) * 32 + lane));
                 if (valid) {
