@@ -588,6 +588,10 @@ def test_exit_with_live_handles_is_silent(fake_lib, tmp_path, how):
     state = dict(line.split("=", 1) for line in report.read_text().splitlines())
     assert state["errors"] == "0", state            # no failing driver call at exit
     assert state["wrong_context_frees"] == "0", state
+    # Once shutdown has begun, handles are dropped, not released.
+    assert state["mem_free_calls"] == "0" and state["contexts_destroyed"] == "0", state
+    if how == "primary":
+        assert state["primary_refcount"] == "1", state
     if how == "autoinit":
         # autoinit pops and releases its context at exit.
         assert state["primary_refcount"] == "0" and state["primary_active"] == "0", state
@@ -680,6 +684,49 @@ def test_primary_context_is_reused_after_release(fake_lib):
         assert a.context is c2 and drv.Context.get_current() is c2
         del a
         assert fk["live_allocations"] == 0 and fk["errors"] == 0, fk.last_error()
+    """, autoinit=False)
+
+
+def test_contexts_made_current_by_someone_else_are_adopted(fake_lib):
+    # Another library (CuPy, the runtime) retains and pushes the primary
+    # context through the same libcuda: gpuarr wraps it, holding its own
+    # reference, and gives that reference back on detach. A created context
+    # it did not make is wrapped without ownership and never destroyed.
+    check(fake_lib, """
+        import ctypes
+        drv.init()
+        h = ctypes.c_void_p()
+        assert fk.lib.cuDevicePrimaryCtxRetain(ctypes.byref(h), 0) == 0
+        assert fk.lib.cuCtxPushCurrent_v2(h) == 0
+        ctx = drv.Context.get_current()
+        assert ctx.is_primary and ctx.handle == h.value
+        assert fk["primary_refcount"] == 2                 # theirs and ours
+        assert drv.Context.get_current() is ctx
+        a = drv.mem_alloc(8)
+        assert a.context is ctx
+        del a
+        ctx.detach()
+        c = fk.counters()
+        assert c["primary_refcount"] == 1 and c["primary_active"] == 1, c
+
+        other = ctypes.c_void_p()
+        assert fk.lib.cuCtxCreate_v2(ctypes.byref(other), 0, 0) == 0
+        theirs = drv.Context.get_current()
+        assert theirs.handle == other.value and not theirs.is_primary
+        assert fk["primary_refcount"] == 1                 # no retain for a non-primary
+        seen = []
+        def worker():
+            theirs.push()
+            seen.append(drv.Context.get_current() is theirs)
+            drv.Context.pop()
+            seen.append(drv.Context.get_current())
+        t = threading.Thread(target=worker)
+        t.start(); t.join()
+        assert seen == [True, None], seen
+        theirs.detach()
+        c = fk.counters()
+        assert c["contexts_destroyed"] == 0 and c["current_ctx"] == other.value, c
+        assert c["errors"] == 0, fk.last_error()
     """, autoinit=False)
 
 
