@@ -48,7 +48,8 @@ cdef class Function:
     cdef CUfunction func
     cdef readonly Module module
     cdef readonly str function_name
-    cdef int nparams               # -1: the driver cannot say
+    cdef int nparams               # -1: unknown (no info, not prepared)
+    cdef bint params_from_driver   # layout reported by cuFuncGetParamInfo
     cdef size_t* param_offsets
     cdef size_t* param_sizes
     cdef size_t param_bytes

@@ -18,6 +18,7 @@ from libc.stdint cimport uintptr_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from posix.dlfcn cimport dlopen, dlsym, dlerror, RTLD_NOW, RTLD_GLOBAL
+from cpython.number cimport PyNumber_Index
 from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release,
                              PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE,
                              PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES)
@@ -388,7 +389,9 @@ cdef class Device:
             check(api.cuCtxCreate_v4(&c, NULL, flags, self.handle), "cuCtxCreate_v4")
         else:
             check(api.cuCtxCreate(&c, flags, self.handle), "cuCtxCreate_v2")
-        return _new_context(c, self, False, True)
+        ctx = _new_context(c, self, False, True)
+        _stack().append(ctx)      # cuCtxCreate made it current
+        return ctx
 
     def __eq__(self, other):
         return isinstance(other, Device) and (<Device>other).handle == self.handle
@@ -418,9 +421,29 @@ def add_detach_hook(func):
 
 # Context wrappers by handle, so one CUcontext has one Python object.
 _contexts = weakref.WeakValueDictionary()
-# (handle, Context) of the last lookup, replaced as one object so that
-# threads with different current contexts never see a mixed pair.
+# (handle, weak reference to its Context) of the last lookup, replaced as one
+# object so that threads with different current contexts never see a mixed
+# pair; weak, so the cache never keeps a context alive.
 cdef tuple _last = (0, None)
+# Per thread, the Context objects this module pushed, so that a pushed
+# context stays alive while it is on the stack (as the driver's stack
+# would have it), e.g. after Device(0).retain_primary_context().push().
+_tls = threading.local()
+
+
+cdef list _stack():
+    st = getattr(_tls, "stack", None)
+    if st is None:
+        st = _tls.stack = []
+    return st
+
+
+cdef void _stack_remove(Context ctx):
+    st = _stack()
+    for k in range(len(st) - 1, -1, -1):
+        if st[k] is ctx:
+            del st[k]
+            return
 
 
 cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
@@ -451,8 +474,10 @@ cdef Context _wrap_current(CUcontext c):
     cdef unsigned int flags = 0
     cdef int active = 0
     cdef tuple last = _last
-    if <uintptr_t>c == <uintptr_t>last[0] and last[1] is not None and (<Context>last[1]).valid:
-        return last[1]
+    if <uintptr_t>c == <uintptr_t>last[0] and last[1] is not None:
+        ctx = last[1]()
+        if ctx is not None and (<Context>ctx).valid:
+            return ctx
     ctx = _contexts.get(<uintptr_t>c)
     if ctx is None or not (<Context>ctx).valid:
         check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice")
@@ -469,7 +494,7 @@ cdef Context _wrap_current(CUcontext c):
                 check(api.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease_v2")
         if ctx is None:
             ctx = _new_context(c, d, False, False)
-    _last = (<uintptr_t>c, ctx)
+    _last = (<uintptr_t>c, weakref.ref(ctx))
     return ctx
 
 
@@ -556,6 +581,7 @@ cdef class Context:
         if not self.valid:
             raise _errors.InvalidContextError("the context was detached")
         check(api.cuCtxPushCurrent(self.ctx), "cuCtxPushCurrent_v2")
+        _stack().append(self)
 
     @staticmethod
     def pop():
@@ -565,6 +591,9 @@ cdef class Context:
         _ensure()
         check(api.cuCtxPopCurrent(&c), "cuCtxPopCurrent_v2")
         ctx = _contexts.get(<uintptr_t>c)
+        st = _stack()
+        if st and (<Context>st[len(st) - 1]).ctx == c:
+            ctx = st.pop()
         return ctx
 
     @staticmethod
@@ -595,13 +624,15 @@ cdef class Context:
             except Exception:
                 pass
         self.valid = False
-        if _last[1] is self:
+        if _last[1] is not None and _last[1]() is self:
             _last = (0, None)
         if not self.owned:
             return
         check(api.cuCtxGetCurrent(&cur), "cuCtxGetCurrent")
         if cur == self.ctx and self.primary:
             check(api.cuCtxPopCurrent(&cur), "cuCtxPopCurrent_v2")
+        if cur == self.ctx:       # popped above, or by cuCtxDestroy below
+            _stack_remove(self)
         if self.primary:
             check(api.cuDevicePrimaryCtxRelease(self.device.handle), "cuDevicePrimaryCtxRelease_v2")
         else:
@@ -844,7 +875,7 @@ cdef int _get_host_buffer(object obj, Py_buffer* view, bint writable, str what) 
         flags |= PyBUF_WRITABLE
     try:
         PyObject_GetBuffer(obj, view, flags)
-    except BufferError as exc:
+    except (BufferError, ValueError) as exc:
         raise ValueError("%s: the host buffer must be a contiguous%s array or "
                          "buffer (%s)" % (what, " writable" if writable else "", exc)) from None
     except TypeError:
@@ -1478,6 +1509,7 @@ cdef Function _new_function(Module mod, CUfunction f, str name):
             i += 1
         if r == CUDA_ERROR_INVALID_VALUE:
             fn._set_params(offsets, sizes)
+            fn.params_from_driver = True
     return fn
 
 
@@ -1528,6 +1560,8 @@ cdef class Function:
 
     def _set_params(self, offsets, sizes):
         cdef Py_ssize_t n = len(offsets), k
+        free(self.param_offsets)
+        free(self.param_sizes)
         self.param_offsets = <size_t*>malloc((n + 1) * sizeof(size_t))
         self.param_sizes = <size_t*>malloc((n + 1) * sizeof(size_t))
         if self.param_offsets == NULL or self.param_sizes == NULL:
@@ -1649,7 +1683,7 @@ cdef class Function:
             if r != CUDA_SUCCESS:
                 raise _make_error(r, "cuLaunchKernel",
                                   "kernel %r, grid=%r, block=%r, shared=%d bytes"
-                                  % (self.function_name, tuple(grid), tuple(block), shared))
+                                  % (self.function_name, grid, block, shared))
             if time_kernel:
                 end.record(stream)
             if handlers is not None:
@@ -1690,7 +1724,7 @@ cdef class Function:
         """
         kinds = parse_arg_types(arg_types)
         cdef Py_ssize_t n = len(kinds), k
-        if self.nparams >= 0:
+        if self.params_from_driver:
             if n != self.nparams:
                 raise TypeError("kernel %r takes %d arguments, prepare() got %d types"
                                 % (self.function_name, self.nparams, n))
@@ -1708,7 +1742,8 @@ cdef class Function:
             self.prepared_kinds[k] = ord(kinds[k][0])
             self.prepared_sizes[k] = kinds[k][1]
         self.nprepared = <int>n
-        if self.nparams < 0:
+        if not self.params_from_driver:
+            # The driver cannot say; lay the parameters out as C would.
             offs = []
             sizes = []
             off = 0
@@ -1765,17 +1800,18 @@ cdef class Function:
                         dp = _devptr(arg)
                     memcpy(dst, &dp, 8)
                 elif kind == b'i':
-                    iv = arg
+                    iv = PyNumber_Index(arg)
                     if size < 8 and not (-((<int64_t>1) << (8 * size - 1)) <= iv
                                          < ((<int64_t>1) << (8 * size - 1))):
                         raise OverflowError("%s: %d does not fit in a %d-byte signed int"
                                             % (self._argname(k), iv, size))
                     memcpy(dst, &iv, size)
                 elif kind == b'u':
+                    arg = PyNumber_Index(arg)
                     if arg < 0:
                         raise OverflowError("%s: %d does not fit in an unsigned int"
                                             % (self._argname(k), arg))
-                    uv = arg
+                    uv = PyNumber_Index(arg)
                     if size < 8 and uv >= ((<uint64_t>1) << (8 * size)):
                         raise OverflowError("%s: %d does not fit in a %d-byte unsigned int"
                                             % (self._argname(k), uv, size))

@@ -1047,17 +1047,11 @@ def test_device_attributes(fake_lib):
 
 
 # ---------------------------------------------------------------------------
-# Defects found with the fake (strict xfail: they turn green when fixed)
+# Regression tests for driver defects the fake found (fixed since)
 # ---------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Context.push() does not keep the Context alive: in the one-liner "
-    "Device(0).retain_primary_context().push() (which the no-context error "
-    "message recommends) the wrapper dies right after push(), its __dealloc__ "
-    "calls cuDevicePrimaryCtxRelease, the refcount drops to 0 and the primary "
-    "context is reset while still current; the next call fails with "
-    "CUDA_ERROR_CONTEXT_IS_DESTROYED"))
 def test_one_line_retain_and_push_keeps_the_context(fake_lib):
+    """A pushed context stays alive while on the stack, even unreferenced."""
     check(fake_lib, """
         drv.Device(0).retain_primary_context().push()
         gc.collect()
@@ -1067,12 +1061,8 @@ def test_one_line_retain_and_push_keeps_the_context(fake_lib):
     """, autoinit=False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Function.__call__ formats its cuLaunchKernel error detail with "
-    "tuple(grid) and tuple(block); _dims3 accepts a bare int for either, so "
-    "a failing launch with block=2048 raises TypeError('int' object is not "
-    "iterable) from the message formatting instead of the LogicError"))
 def test_failed_launch_with_int_block_raises_logic_error(fake_lib):
+    """A bare int block that the driver refuses gives its LogicError, not a formatting error."""
     check(fake_lib, """
         f = drv.module_from_buffer(image("kernel k 4")).get_function("k")
         try:
@@ -1084,11 +1074,8 @@ def test_failed_launch_with_int_block_raises_logic_error(fake_lib):
     """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "prepared_call converts arguments for integer types ('b'..'Q') with "
-    "Cython's C-integer coercion, which truncates floats: prepare('i') then "
-    "prepared_call(..., 1.5) launches with 1 (PyCUDA's struct.pack raises)"))
 def test_prepared_call_rejects_floats_for_integer_parameters(fake_lib):
+    """Integer parameters take integers only (no silent truncation of 1.5)."""
     check(fake_lib, """
         f = drv.module_from_buffer(image("kernel k 4")).get_function("k").prepare("i")
         try:
@@ -1100,14 +1087,8 @@ def test_prepared_call_rejects_floats_for_integer_parameters(fake_lib):
     """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Without driver parameter info (cuFuncGetParamInfo missing, CUDA < 12.4), "
-    "prepare() stores its own types through _set_params, which sets nparams; "
-    "a second prepare() with other types is then checked against the first "
-    "one's guesses as if the driver had reported them, and fails with "
-    "'kernel takes 2 arguments, prepare() got 3 types' (_set_params also "
-    "leaks the previous offset/size arrays)"))
 def test_prepare_twice_without_parameter_info(fake_lib):
+    """Without driver parameter info, prepare() may be called again with other types."""
     check(fake_lib, """
         f = drv.module_from_buffer(image("kernel k 8,4,4 noinfo")).get_function("k")
         f.prepare("Pi")
@@ -1115,12 +1096,8 @@ def test_prepare_twice_without_parameter_info(fake_lib):
     """)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_get_host_buffer wraps only BufferError, but numpy's buffer export "
-    "raises ValueError ('ndarray is not contiguous', 'buffer source array is "
-    "read-only'), so the intended message naming the call and the need for "
-    "a contiguous (writable) buffer is never shown for numpy arrays"))
 def test_host_buffer_errors_name_the_call(fake_lib):
+    """numpy's own buffer errors are reported naming the copy call."""
     check(fake_lib, """
         a = drv.mem_alloc(16)
         ro = np.zeros(4, np.uint8)
