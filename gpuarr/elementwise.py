@@ -35,6 +35,8 @@ import re
 
 import numpy as np
 
+from . import _percontext
+
 from . import _dtypes
 from .kernels import render, convert, load_expr, store_expr
 from .kernels.ops import get_op, op_expression, COMPARISONS, OPS, ALIASES
@@ -171,7 +173,7 @@ def resolve(op, *operands):
 # ---------------------------------------------------------------------------
 # kernel specialisation and cache
 
-_CTX_STATE = {}     # context -> (plans dict, kernels dict, sm count)
+_CTX_STATE = _percontext.table()  # context -> (plans, kernels, sm count)
 _MAX_PLANS = 2048
 _GRID_MAX = 2 ** 31 - 1     # gridDim.x limit
 # The state of the context seen last: (context, state).  A launch compares

@@ -40,6 +40,8 @@ import operator
 
 import numpy as np
 
+from . import _percontext
+
 from . import _philox
 
 __all__ = ["Philox", "Generator", "default_rng"]
@@ -170,7 +172,7 @@ class Philox:
 # ---------------------------------------------------------------------------
 # kernels
 
-_KERNELS = {}   # (context, dist, dtype char, affine, per) -> (fn, grid cap)
+_KERNELS = _percontext.table()  # (context, dist, dtype, affine, per) -> (fn, grid cap)
 
 
 def kernel_spec(dist, dtype, affine, per):

@@ -32,6 +32,8 @@ resets its ticket: one launch in every case.
 
 import numpy as np
 
+from . import _percontext
+
 from . import _dtypes
 from .kernels import render, convert, store_expr
 
@@ -593,7 +595,7 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
 # ---------------------------------------------------------------------------
 # per-context state: plans, kernels, workspaces
 
-_CTX_STATE = {}
+_CTX_STATE = _percontext.table()
 _drv = None
 
 

@@ -28,6 +28,8 @@ import re
 
 import numpy as np
 
+from . import _percontext
+
 from . import _dtypes
 from .kernels import render, convert, load_expr, store_expr
 
@@ -191,7 +193,7 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
 # ---------------------------------------------------------------------------
 # per-context state: kernels and the descriptor scratch buffers
 
-_STATE = {}          # context -> (kernels dict, scratch OrderedDict)
+_STATE = _percontext.table()  # context -> (kernels dict, scratch OrderedDict)
 _MAX_SCRATCH = 16    # streams with a cached scratch buffer, per context
 
 

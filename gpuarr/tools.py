@@ -17,6 +17,8 @@ import gc
 
 import numpy as np
 
+from . import _percontext
+
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
            "PooledHostAllocation", "bin_size", "default_pool"]
 
@@ -232,7 +234,7 @@ class DeviceMemoryPool:
                                                          self._held)
 
 
-_POOLS = {}
+_POOLS = _percontext.table()
 
 
 def default_pool():

@@ -161,3 +161,19 @@ def test_parse_arg_types(spec, expected):
 def test_parse_arg_types_errors(spec, exc):
     with pytest.raises(exc):
         parse_arg_types(spec)
+
+
+def test_percontext_tables_forget_a_detached_context():
+    from gpuarr import _percontext
+    import gpuarr.driver as drv
+    from gpuarr import _driver
+    assert _percontext.forget in _driver._detach_hooks
+    a, b = object(), object()
+    t = _percontext.table()
+    t[a] = "state of a"
+    t[b] = "state of b"
+    t[(a, "kernel", 1)] = "kernel of a"
+    t[(b, "kernel", 1)] = "kernel of b"
+    _percontext.forget(a)
+    assert t == {b: "state of b", (b, "kernel", 1): "kernel of b"}
+    assert hasattr(drv, "add_detach_hook")
