@@ -118,7 +118,9 @@ def _ref_sum(h, axis, fn=np.sum, **kw):
     want = fn(h, axis=axis, **kw)
     dt = np.asarray(want).dtype
     if dt.kind in "fc":
-        wide = np.complex128 if dt.kind == "c" else np.float64
+        # complex inputs stay complex (var/std of complex are real-valued,
+        # but computing them from float64 copies would drop the imaginary part)
+        wide = np.complex128 if "c" in (dt.kind, h.dtype.kind) else np.float64
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             exact = fn(h.astype(wide), axis=axis, **kw)

@@ -285,7 +285,7 @@ GA_DEV ga_cd ga_clog1p(ga_cd z) {
 GA_DEV ga_cd ga_cpow(ga_cd a, ga_cd b) {
     if (b.re == 0 && b.im == 0) return ga_cd(1, 0);
     if (a.re == 0 && a.im == 0) {
-        if (b.re > 0 && b.im == 0) return ga_cd(0, 0);
+        if (b.re > 0) return ga_cd(0, 0);   // numpy 2: 0 ** b is 0 when Re(b) > 0
         const double nan = __longlong_as_double(0x7ff8000000000000LL);
         return ga_cd(nan, nan);
     }
