@@ -24,6 +24,7 @@ See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
 """
 
 import collections
+import os
 import re
 
 import numpy as np
@@ -46,6 +47,31 @@ _F4 = np.dtype(np.float32)
 _ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
 _LOOKBACK = 4        # descriptors per lane per look-back step (128 tiles);
                      # 2 for unpacked descriptors (more registers each)
+_IMPLS = ("v1", "v2")
+
+
+def _env_impl():
+    v = os.environ.get("GPUARR_SCAN_IMPL", "v2").strip().lower() or "v2"
+    if v not in _IMPLS:
+        raise ValueError("GPUARR_SCAN_IMPL must be one of %s, not %r"
+                         % ("/".join(_IMPLS), v))
+    return v
+
+
+#: The look-back kernel used by default: ``"v2"`` (persistent blocks, the
+#: next tile prefetched into L2 during the look-back) or ``"v1"`` (a block
+#: per tile; the kernel validated on the H200 in commit fec1760, rendered
+#: byte for byte as then).  Set by the environment variable
+#: ``GPUARR_SCAN_IMPL`` at import, or assign ``gpuarr.scan.IMPL`` at run time.
+IMPL = _env_impl()
+
+
+def _check_impl(impl):
+    impl = IMPL if impl is None else impl
+    if impl not in _IMPLS:
+        raise ValueError("scan impl must be one of %s, not %r"
+                         % ("/".join(_IMPLS), impl))
+    return impl
 
 
 # ---------------------------------------------------------------------------
@@ -143,7 +169,7 @@ def _exprs(in_dt, out_dt, loop_dt):
 
 def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                 exclusive=False, seg=False, aligned=True, preamble="",
-                name="gpuarr_scan"):
+                name="gpuarr_scan", impl=None):
     """Render one scan kernel (no GPU needed).
 
     Parameters
@@ -164,6 +190,10 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
         Source placed before the kernel.
     name : str
         The kernel's name.
+    impl : {"v1", "v2"}, optional
+        The look-back kernel (default :data:`IMPL`).  ``v2`` takes one more
+        argument, the tile count, and is launched with at most the resident
+        blocks (see :func:`run_scan`).
 
     Returns
     -------
@@ -178,8 +208,9 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     vec, rows = layout(in_dt, out_dt, loop_dt)
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
+    impl = _check_impl(impl)
     return render(
-        "scan.cu.mako", name=name, kind=kind,
+        "scan.cu.mako", name=name, kind=kind, impl=impl,
         in_t=_dtypes.ctype(in_dt), out_t=_dtypes.ctype(out_dt),
         acc_t=_dtypes.ctype(acc_dt), load=load, store=store,
         scan_expr=scan_expr, neutral="" if neutral is None else neutral,
@@ -222,17 +253,54 @@ def _state():
     return st
 
 
-def _kernel(kernels, key, kind, name, render_args, options):
+def _kernel(kernels, key, kind, name, render_args, options, impl="v1"):
     hit = kernels.get(key)
     if hit is not None:
         return hit
     from .compiler import SourceModule
-    src = scan_source(kind, *render_args, name=name)
+    src = scan_source(kind, *render_args, name=name, impl=impl)
     mod = SourceModule(src, options=options, no_extern_c=True)
     fn = mod.get_function(name)
-    fn.prepare("PPQQP" if kind == "lookback" else "PPqqqqqq")
-    kernels[key] = (fn, mod)
+    if kind != "lookback":
+        fn.prepare("PPqqqqqq")
+        kernels[key] = (fn, mod, 0)
+    elif impl == "v1":
+        fn.prepare("PPQQP")
+        kernels[key] = (fn, mod, 0)
+    else:
+        fn.prepare("PPQQPI")
+        kernels[key] = (fn, mod, _resident_blocks(fn))
     return kernels[key]
+
+
+def resident_grid(num_sms, regs, block=_BLOCK, max_threads_sm=2048,
+                  regs_sm=65536, max_blocks_sm=32):
+    """Blocks of ``block`` threads using ``regs`` registers a thread that
+    fit on ``num_sms`` SMs at once (register allocation in 256-register
+    warp units; the scan's static shared memory is under 1 KB a block and
+    never the limit).  At least one block."""
+    per_warp = -(-max(int(regs), 1) * 32 // 256) * 256
+    warps = -(-int(block) // 32)
+    by_regs = regs_sm // (per_warp * warps)
+    per_sm = max(1, min(max_threads_sm // int(block), by_regs, max_blocks_sm))
+    return max(1, int(num_sms)) * per_sm
+
+
+def _resident_blocks(fn):
+    """The v2 kernel's grid: the blocks that are resident at once."""
+    drv = _drv()
+    try:
+        from ._enums import device_attribute as da, function_attribute as fa
+        dev = drv.Context.get_device()
+        sms = dev.get_attribute(da.MULTIPROCESSOR_COUNT)
+        tsm = dev.get_attribute(da.MAX_THREADS_PER_MULTIPROCESSOR)
+        rsm = dev.get_attribute(da.MAX_REGISTERS_PER_MULTIPROCESSOR)
+        regs = fn.get_attribute(fa.NUM_REGS)
+        return resident_grid(sms, regs, _BLOCK, tsm, rsm)
+    except Exception:
+        # any grid is correct (tiles are taken in start order); this one
+        # is what __launch_bounds__ guarantees on a 132-SM H100/H200
+        return 132 * 4
 
 
 def _scratch(scratches, stream, nbytes):
@@ -260,7 +328,7 @@ def _scratch(scratches, stream, nbytes):
 
 def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
              neutral=None, exclusive=False, row_len=None, preamble="",
-             options=None, name="gpuarr_scan", stream=None):
+             options=None, name="gpuarr_scan", stream=None, impl=None):
     """Scan ``n`` contiguous elements (one pass, decoupled look-back).
 
     Parameters
@@ -287,6 +355,10 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     name : str
         Kernel name.
     stream : gpuarr.driver.Stream, optional
+    impl : {"v1", "v2"}, optional
+        The look-back kernel (default :data:`IMPL`): ``v1`` launches a
+        block per tile, ``v2`` ``min(tiles, resident blocks)`` persistent
+        blocks.
 
     Raises
     ------
@@ -297,6 +369,7 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     n = int(n)
     if n <= 0:
         return
+    impl = _check_impl(impl)
     in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
                               np.dtype(loop_dtype))
     seg = row_len is not None and int(row_len) < n
@@ -315,13 +388,13 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     kernels, scratches = _state()
     key = ("lookback", in_dt, out_dt, loop_dt, scan_expr, neutral,
            bool(exclusive), seg, aligned, preamble,
-           tuple(options) if options else None, name)
-    fn = kernels.get(key)
-    if fn is None:
-        fn = _kernel(kernels, key, "lookback", name,
-                     (in_dt, out_dt, loop_dt, scan_expr, neutral, exclusive,
-                      seg, aligned, preamble), options)
-    fn = fn[0]
+           tuple(options) if options else None, name, impl)
+    ent = kernels.get(key)
+    if ent is None:
+        ent = _kernel(kernels, key, "lookback", name,
+                      (in_dt, out_dt, loop_dt, scan_expr, neutral, exclusive,
+                       seg, aligned, preamble), options, impl)
+    fn = ent[0]
     acc_isz = _acc_dtype(loop_dt).itemsize
     if acc_isz <= 4:
         words = 4 + 2 * ntiles
@@ -332,8 +405,13 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     buf = _scratch(scratches, stream, nbytes)
     drv = _drv()
     drv.memset_d32_async(buf, 0, words, stream)
-    fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream, in_ptr,
-                           out_ptr, n, row_len if seg else n, buf)
+    if impl == "v1":
+        fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream,
+                               in_ptr, out_ptr, n, row_len if seg else n, buf)
+    else:
+        fn.prepared_async_call((min(ntiles, ent[2]), 1, 1), (_BLOCK, 1, 1),
+                               stream, in_ptr, out_ptr, n,
+                               row_len if seg else n, buf, ntiles)
 
 
 def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,

@@ -126,20 +126,100 @@ def test_packed_descriptor_choice():
         assert "ga_vstore" in src and "__threadfence()" in src
 
 
+# sha256 (first 32 hex digits) of the v1 kernel source from its
+# "typedef <in> ga_in_t;" line on (what scan.cu.mako renders, without the
+# shared common.cu.mako types), as validated on the H200 in commit fec1760:
+# v1 is the fallback if v2 fails, so it must not drift.
+V1_DIGESTS = {
+    ("f4", "f4", "f4", False, False, True): "c93ceb937b6e30dab8eaffccfabec1a6",
+    ("f4", "f4", "f4", True, True, False): "fdaf05e2db20c0c3070f9cef09577ec6",
+    ("f8", "f8", "f8", False, False, True): "843c3801536c5ffb7089b05feb43240f",
+    ("i4", "i8", "i8", False, False, True): "7b26924db5ea4b0c83d2cd5782ea6636",
+}
+
+
+@pytest.mark.parametrize("args", sorted(V1_DIGESTS))
+def test_v1_source_is_the_validated_one(args):
+    import hashlib
+    i, o, lp, excl, seg, al = args
+    src = scan.scan_source("lookback", i, o, lp, "a + b", "0", excl, seg, al,
+                           impl="v1")
+    k = src.rindex("\n", 0, src.index(" ga_in_t;\n")) + 1
+    assert hashlib.sha256(src[k:].encode()).hexdigest()[:32] == \
+        V1_DIGESTS[args], "the v1 scan kernel changed: it must stay as validated"
+
+
+def test_impl_selection():
+    assert scan.IMPL in ("v1", "v2")
+    if not os.environ.get("GPUARR_SCAN_IMPL"):
+        assert scan.IMPL == "v2"
+    a = ("lookback", "f4", "f4", "f4", "a + b", "0")
+    v1 = scan.scan_source(*a, impl="v1")
+    v2 = scan.scan_source(*a, impl="v2")
+    assert v1 != v2
+    assert "unsigned int ntiles)" in v2 and "while (tile < ntiles)" in v2
+    assert "unsigned int ntiles)" not in v1 and "gridDim.x" not in v2
+    assert "cp.async.bulk.prefetch.L2.global" in v2
+    assert "prefetch" not in v1
+    # the default follows the module constant at call time
+    old = scan.IMPL
+    try:
+        scan.IMPL = "v1"
+        assert scan.scan_source(*a) == v1
+        scan.IMPL = "v2"
+        assert scan.scan_source(*a) == v2
+    finally:
+        scan.IMPL = old
+    with pytest.raises(ValueError):
+        scan.scan_source(*a, impl="v3")
+    # columns ignore the choice
+    c = ("columns", "f4", "f4", "f4", "a + b", "0")
+    assert scan.scan_source(*c, impl="v1") == scan.scan_source(*c, impl="v2")
+
+
+def test_impl_from_environment(monkeypatch):
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", "v1")
+    assert scan._env_impl() == "v1"
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", " V2 ")
+    assert scan._env_impl() == "v2"
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", "")
+    assert scan._env_impl() == "v2"
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", "fast")
+    with pytest.raises(ValueError):
+        scan._env_impl()
+
+
+def test_resident_grid():
+    # H200: 132 SMs, 2048 threads and 64K registers an SM
+    assert scan.resident_grid(132, 64) == 528          # 4 blocks an SM
+    assert scan.resident_grid(132, 80) == 396          # 3
+    assert scan.resident_grid(132, 65) == 396          # 72 allocated: 3
+    assert scan.resident_grid(132, 32) == 1056         # thread limit: 8
+    assert scan.resident_grid(132, 255) == 132         # never 0 an SM
+    assert scan.resident_grid(0, 64) == 4
+
+
+IMPLS = ["v1", "v2"]
+
+
 @needs_compiler
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("dt", DTYPES, ids=_ids)
-def test_compile_inclusive_every_dtype(dt):
+def test_compile_inclusive_every_dtype(dt, impl):
     loop, res = cumulative.accumulate_dtypes("add", dt)
     expr, neutral = scan.builtin_operator("add", loop)
-    COMPILE(scan.scan_source("lookback", dt, res, loop, expr, neutral))
+    COMPILE(scan.scan_source("lookback", dt, res, loop, expr, neutral,
+                             impl=impl))
 
 
 @needs_compiler
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("dt", DTYPES, ids=_ids)
-def test_compile_segmented_exclusive_unaligned(dt):
+def test_compile_segmented_exclusive_unaligned(dt, impl):
     expr, neutral = scan.builtin_operator("multiply", dt)
     COMPILE(scan.scan_source("lookback", dt, dt, dt, expr, neutral,
-                             exclusive=True, seg=True, aligned=False))
+                             exclusive=True, seg=True, aligned=False,
+                             impl=impl))
 
 
 @needs_compiler
@@ -171,7 +251,9 @@ def test_compile_user_preamble_and_casts():
     for i, lp, o in (("f2", "f4", "f2"), ("i1", "i8", "i8"), ("c8", "c16", "c16"),
                      ("f8", "f8", "i8"), ("?", "i8", "f4")):
         expr, neu = scan.builtin_operator("add", lp)
-        COMPILE(scan.scan_source("lookback", i, o, lp, expr, neu, seg=True))
+        for impl in IMPLS:
+            COMPILE(scan.scan_source("lookback", i, o, lp, expr, neu,
+                                     seg=True, impl=impl))
 
 
 # ---------------------------------------------------------------------------

@@ -261,6 +261,7 @@ static __device__ __forceinline__ ga_acc_t ga_lookback(
     return acc;
 }
 
+% if impl == "v1":
 extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
 ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         unsigned long long row_len, unsigned int *scratch)
@@ -491,6 +492,286 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         }
     }
 }
+% else:
+## ---- v2: persistent blocks (see docs/scan.md, "v2").  Same descriptors,
+## same publish/look-back protocol and tile layout as v1; what changes is
+## who processes a tile and when its input is read from DRAM.
+// Prefetch tile t's input into L2 (a hint: no values move, no ordering
+// implied), by the block's threads from `tid` = 0 up.  sm_90 with a
+// 16-byte aligned full tile: TMA bulk prefetches of up to 4 KB, one per
+// thread; otherwise one prefetch.global.L2 per 128-byte line.  The partial
+// last tile is not prefetched (its loads are clamped to the array).
+static __device__ __forceinline__ void ga_prefetch_tile(const ga_in_t *in, unsigned long long n,
+                                                        unsigned int t, unsigned int tid) {
+    const unsigned long long base = (unsigned long long)t * GA_TILE;
+    if (n - base < GA_TILE) return;
+    const char *p = (const char *)(in + base);
+    constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
+    constexpr unsigned int NT = ${block} - 32u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (((unsigned long long)p & 15ull) == 0ull) {
+        for (unsigned int c = tid * 4096u; c < BYTES; c += NT * 4096u) {
+            const unsigned int sz = BYTES - c < 4096u ? BYTES - c : 4096u;
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(p + c), "r"(sz) : "memory");
+        }
+        return;
+    }
+#endif
+    for (unsigned int c = tid * 128u; c < BYTES; c += NT * 128u)
+        asm volatile("prefetch.global.L2 [%0];" :: "l"(p + c));
+}
+
+// Persistent: the grid is at most the blocks that fit on the GPU at once;
+// each block loops taking tile ids from the atomic counter.  The id of the
+// next tile is taken at the top of the current one (its latency hides
+// behind the loads), published to the block at the first barrier, and that
+// tile's input is prefetched into L2 while warp 0 looks back, so each
+// block keeps one tile of DRAM reads in flight through its look-back and
+// stores, and the next tile's loads hit L2.  Two barriers per tile; no
+// block launch or retirement per tile.
+extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
+${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
+        unsigned long long row_len, unsigned int *scratch, unsigned int ntiles)
+{
+    constexpr bool SEG = ${"true" if seg else "false"};
+    // scratch: [0] the tile counter, descriptors from byte 16
+% if packed:
+    unsigned long long *desc = (unsigned long long *)(scratch + 4);
+% else:
+    unsigned int *status = scratch + 4;
+    ga_acc_t *aval = (ga_acc_t *)((char *)scratch + ((16u + 4ull * ntiles + 15u) & ~15ull));
+    ga_acc_t *pval = aval + ntiles;
+% endif
+    __shared__ unsigned int s_first, s_next;
+    __shared__ ga_acc_t s_wtot[GA_NW];
+    __shared__ bool s_wflag[GA_NW];
+    __shared__ ga_acc_t s_prefix;
+
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    if (threadIdx.x == 0) s_first = atomicAdd(scratch, 1u);
+    __syncthreads();
+    unsigned int tile = s_first;
+    while (tile < ntiles) {
+        unsigned int nxt0 = 0u;
+        if (threadIdx.x == 0) nxt0 = atomicAdd(scratch, 1u);
+        const unsigned long long base = (unsigned long long)tile * GA_TILE;
+        const unsigned long long rem = n - base;
+        const bool full = rem >= GA_TILE;
+        const int woff = warp * ${WSEG};
+        const ga_in_t *src = in + base;
+        ga_out_t *dst = out + base;
+
+        // ---- load: warp-striped rows, each lane vec consecutive elements
+        ga_acc_t x[GA_R][GA_V];
+        if (full) {
+#pragma unroll
+            for (int r = 0; r < GA_R; ++r) {
+                const int o = woff + r * (32 * GA_V) + lane * GA_V;
+% if aligned:
+                const ga_vec<ga_in_t, GA_V> vv = *reinterpret_cast<const ga_vec<ga_in_t, GA_V> *>(src + o);
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(vv.v[e]);
+% else:
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[o + e]);
+% endif
+            }
+        } else {
+            // the last tile: indices past the end read the last element; they
+            // only ever combine into other past-the-end results
+            const int last = (int)rem - 1;
+#pragma unroll
+            for (int r = 0; r < GA_R; ++r) {
+                const int o = woff + r * (32 * GA_V) + lane * GA_V;
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[min(o + e, last)]);
+            }
+        }
+
+        // ---- segment heads (row starts), one bit per element
+        unsigned int head[GA_R];
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) head[r] = 0u;
+        unsigned long long bmod = 0ull;
+        if (SEG) {
+            bmod = base % row_len;
+#pragma unroll
+            for (int r = 0; r < GA_R; ++r) {
+                const unsigned int o = (unsigned int)(woff + r * (32 * GA_V) + lane * GA_V);
+                unsigned long long p;
+                if (row_len >= GA_TILE) {
+                    p = bmod + o;
+                    if (p >= row_len) p -= row_len;
+                } else {
+                    p = ((unsigned int)bmod + o) % (unsigned int)row_len;
+                }
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) {
+                    if (p == 0ull) head[r] |= 1u << e;
+                    if (++p == row_len) p = 0ull;
+                }
+            }
+        }
+
+        // ---- thread-local then warp scans of each row; carry across rows
+        ga_acc_t wq[GA_R];          // this lane's prefix within the warp segment
+        unsigned int wq_have = 0u;  // bit r: wq[r] exists
+        unsigned int wq_flag = 0u;  // bit r: a head lies within wq[r]'s range
+        ga_acc_t carry;
+        bool carry_f = false;
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+#pragma unroll
+            for (int e = 1; e < GA_V; ++e) {
+                if (!(SEG && ((head[r] >> e) & 1u))) x[r][e] = ga_scan_op(x[r][e - 1], x[r][e]);
+            }
+            unsigned int hm = 0u;
+            int start = 0;
+            if (SEG) {
+                hm = __ballot_sync(GA_FULL, head[r] != 0u);
+                const unsigned int le = hm & (GA_FULL >> (31 - lane));
+                start = le ? 31 - __clz(le) : 0;
+            }
+            const ga_acc_t incl = ga_warp_scan(x[r][GA_V - 1], lane, start);
+            const ga_acc_t lex = ga_shfl_up(incl, 1u);
+            const ga_acc_t rtot = ga_shfl_idx(incl, 31);
+            const bool lexf = SEG && (hm & ((1u << lane) - 1u)) != 0u;
+            const bool rtf = SEG && hm != 0u;
+            if (lane > 0) {
+                wq[r] = (r > 0 && !lexf) ? ga_scan_op(carry, lex) : lex;
+                wq_have |= 1u << r;
+                if (lexf || (r > 0 && carry_f)) wq_flag |= 1u << r;
+            } else if (r > 0) {
+                wq[r] = carry;
+                wq_have |= 1u << r;
+                if (carry_f) wq_flag |= 1u << r;
+            }
+            carry = (r > 0 && !rtf) ? ga_scan_op(carry, rtot) : rtot;
+            carry_f = carry_f || rtf;
+        }
+        if (lane == 31) {
+            s_wtot[warp] = carry;
+            s_wflag[warp] = carry_f;
+        }
+        // the next ticket (taken at the top of this iteration): read by every
+        // thread after this barrier, rewritten only after the next one
+        if (threadIdx.x == 0) s_next = nxt0;
+        __syncthreads();
+        const unsigned int nxt = s_next;
+
+        // ---- the warp's prefix within the tile, and (warp 0) the tile aggregate
+        ga_acc_t wp, agg;
+        bool wp_f = false, agg_f = false;
+#pragma unroll
+        for (int k = 0; k < GA_NW; ++k) {
+            if (k == warp) { wp = agg; wp_f = agg_f; }
+            const ga_acc_t t = s_wtot[k];
+            const bool f = s_wflag[k];
+            agg = (k > 0 && !f) ? ga_scan_op(agg, t) : t;
+            agg_f = agg_f || f;
+        }
+
+        // ---- warps 1.. prefetch the next tile's input into L2 while warp 0
+        // looks back: its DRAM reads overlap this tile's look-back and stores
+        if (warp > 0 && nxt < ntiles) ga_prefetch_tile(in, n, nxt, threadIdx.x - 32);
+
+        // ---- publish, look back, publish the inclusive prefix
+        const bool need_prefix = tile > 0u && !(SEG && bmod == 0ull);
+        if (warp == 0) {
+            const bool early_p = SEG ? agg_f : tile == 0u;
+            if (lane == 0 && full) {
+% if packed:
+                ga_publish(desc, tile, early_p ? GA_ST_P : GA_ST_A, agg);
+% else:
+                ga_publish(status, aval, pval, tile, early_p ? GA_ST_P : GA_ST_A, agg);
+% endif
+            }
+            if (need_prefix) {
+% if packed:
+                const ga_acc_t pre = ga_lookback(desc, tile, lane);
+% else:
+                const ga_acc_t pre = ga_lookback(status, aval, pval, tile, lane);
+% endif
+                if (lane == 0) {
+                    if (!early_p && full) {
+% if packed:
+                        ga_publish(desc, tile, GA_ST_P, ga_scan_op(pre, agg));
+% else:
+                        ga_publish(status, aval, pval, tile, GA_ST_P, ga_scan_op(pre, agg));
+% endif
+                    }
+                    s_prefix = pre;
+                }
+            }
+        }
+        __syncthreads();
+
+        // ---- the block prefix of this warp, then each row's full prefix
+        ga_acc_t bp;
+        bool bp_have = false;
+        if (need_prefix) {
+            bp = s_prefix;
+            bp_have = true;
+        }
+        if (warp > 0) {
+            bp = (bp_have && !wp_f) ? ga_scan_op(bp, wp) : wp;
+            bp_have = true;
+        }
+
+        // ---- results and stores
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+            ga_acc_t q;
+            bool q_have = true;
+            if ((wq_have >> r) & 1u) {
+                q = (bp_have && !((wq_flag >> r) & 1u)) ? ga_scan_op(bp, wq[r]) : wq[r];
+            } else if (bp_have) {
+                q = bp;
+            } else {
+                q_have = false;
+            }
+            ga_out_t res[GA_V];
+            bool open = q_have;
+% if exclusive:
+            ga_acc_t prev = q;
+            bool prev_have = q_have;
+% endif
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) {
+                const bool h = SEG && ((head[r] >> e) & 1u);
+                if (h) open = false;
+                const ga_acc_t v = open ? ga_scan_op(q, x[r][e]) : x[r][e];
+% if exclusive:
+                res[e] = ga_scan_store((h || !prev_have) ? ga_scan_neutral() : prev);
+                prev = v;
+                prev_have = true;
+% else:
+                res[e] = ga_scan_store(v);
+% endif
+            }
+            const int o = woff + r * (32 * GA_V) + lane * GA_V;
+            if (full) {
+% if aligned:
+                ga_vec<ga_out_t, GA_V> w;
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) w.v[e] = res[e];
+                *reinterpret_cast<ga_vec<ga_out_t, GA_V> *>(dst + o) = w;
+% else:
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) dst[o + e] = res[e];
+% endif
+            } else {
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) {
+                    if ((unsigned long long)(o + e) < rem) dst[o + e] = res[e];
+                }
+            }
+        }
+        tile = nxt;
+    }
+}
+% endif
 % elif kind == "columns":
 // One thread per column of an (outer, L, inner) layout: a sequential scan
 // down the axis.  Neighbouring threads take neighbouring inner indices, so
