@@ -2,7 +2,9 @@
 look-back) and axis scans of an 8192 x 8192 float32 matrix, beside
 ``cupy.cumsum`` and ``torch.cumsum``.  GB/s count the bytes read plus the
 bytes written (higher is better); the copy ceiling on an H200 is about
-4.2 TB/s."""
+4.2 TB/s.  The look-back cases run with both kernels: the default v2
+(persistent blocks) and, in rows marked "v1", the block-per-tile kernel
+kept as the fallback (``GPUARR_SCAN_IMPL=v1``)."""
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
@@ -13,7 +15,18 @@ def _rate(nbytes, ms):
     return nbytes / (ms * 1e-3) / 1e9
 
 
-def _case(label, host, axis, others_fn):
+def _with_impl(impl, fn):
+    """Run ``fn()`` with ``gpuarr.scan.IMPL`` set to ``impl``."""
+    from gpuarr import scan
+    old = scan.IMPL
+    scan.IMPL = impl
+    try:
+        return fn()
+    finally:
+        scan.IMPL = old
+
+
+def _case(label, host, axis, others_fn, impls=("v2", "v1")):
     import gpuarr.gpuarray as ga
     from gpuarr.cumulative import cumsum
 
@@ -21,10 +34,17 @@ def _case(label, host, axis, others_fn):
     out = ga.empty(host.shape if axis is not None else (host.size,),
                    host.dtype)
     nbytes = 2 * host.nbytes
-    ms = event_median_ms(lambda: cumsum(a, axis=axis, out=out),
-                         gpuarr_events())
-    others = others_fn(host, axis, nbytes)
-    add_row(label, "GB/s", _rate(nbytes, ms), others, nbytes, better="higher")
+    others = None
+    for impl in impls:
+        ms = _with_impl(impl, lambda: event_median_ms(
+            lambda: cumsum(a, axis=axis, out=out), gpuarr_events()))
+        if others is None:
+            others = others_fn(host, axis, nbytes)
+            add_row(label, "GB/s", _rate(nbytes, ms), others, nbytes,
+                    better="higher")
+        else:
+            add_row("%s %s" % (label, impl), "GB/s", _rate(nbytes, ms), {},
+                    nbytes, better="higher")
 
 
 def _others(host, axis, nbytes):
@@ -66,14 +86,18 @@ def run():
     _case("cumsum f32 2**26 (flat)", flat, None, _others)
     mat = flat.reshape(8192, 8192)
     _case("cumsum f32 8192x8192 axis=1 (rows)", mat, 1, _others)
-    _case("cumsum f32 8192x8192 axis=0 (columns)", mat, 0, _others)
+    _case("cumsum f32 8192x8192 axis=0 (columns)", mat, 0, _others,
+          impls=("v2",))
     ints = rng.integers(0, 4, 2 ** 26).astype(np.int32)
     import gpuarr.gpuarray as ga
     from gpuarr.cumulative import cumsum
     a = ga.to_gpu(ints)
     out = ga.empty((ints.size,), np.int64)
     nbytes = ints.nbytes + out.nbytes
-    ms = event_median_ms(lambda: cumsum(a, out=out), gpuarr_events())
+    ms = _with_impl("v2", lambda: event_median_ms(
+        lambda: cumsum(a, out=out), gpuarr_events()))
+    ms1 = _with_impl("v1", lambda: event_median_ms(
+        lambda: cumsum(a, out=out), gpuarr_events()))
     others = {}
     cp = try_import("cupy")
     if cp is not None:
@@ -88,6 +112,8 @@ def run():
         others["PyTorch"] = _rate(nbytes, event_median_ms(
             lambda: torch.cumsum(x, dim=0, out=o), torch_events()))
     add_row("cumsum i32->i64 2**26 (flat)", "GB/s", _rate(nbytes, ms), others,
+            nbytes, better="higher")
+    add_row("cumsum i32->i64 2**26 (flat) v1", "GB/s", _rate(nbytes, ms1), {},
             nbytes, better="higher")
 
 

@@ -64,6 +64,7 @@ def _env_impl():
 #: byte for byte as then).  Set by the environment variable
 #: ``GPUARR_SCAN_IMPL`` at import, or assign ``gpuarr.scan.IMPL`` at run time.
 IMPL = _env_impl()
+_V2_MAX_GRID = None  # tests: cap v2's grid (None: the resident blocks)
 
 
 def _check_impl(impl):
@@ -409,9 +410,11 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
         fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream,
                                in_ptr, out_ptr, n, row_len if seg else n, buf)
     else:
-        fn.prepared_async_call((min(ntiles, ent[2]), 1, 1), (_BLOCK, 1, 1),
-                               stream, in_ptr, out_ptr, n,
-                               row_len if seg else n, buf, ntiles)
+        grid = min(ntiles, ent[2])
+        if _V2_MAX_GRID is not None:
+            grid = max(1, min(grid, int(_V2_MAX_GRID)))
+        fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream, in_ptr,
+                               out_ptr, n, row_len if seg else n, buf, ntiles)
 
 
 def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,

@@ -30,6 +30,17 @@ def _ctx(context):
     yield
 
 
+@pytest.fixture(autouse=True, params=["v1", "v2"])
+def impl(request):
+    """Every test runs with both look-back kernels: v1 (a block per tile,
+    validated in fec1760) and v2 (persistent blocks, L2 prefetch); the ids
+    [v1]/[v2] tell which one fails (GPUARR_SCAN_IMPL=v1 selects v1)."""
+    old = scan.IMPL
+    scan.IMPL = request.param
+    yield request.param
+    scan.IMPL = old
+
+
 def rand(shape, dt, lo=-3, hi=4):
     dt = np.dtype(dt)
     if dt.kind == "b":
@@ -234,6 +245,43 @@ def test_race_repeated_big_scans_identical():
     af = ga.to_gpu(hf)
     for _ in range(3):
         check_sum(cumsum(af).get(), hf)
+
+
+@pytest.mark.parametrize("grid", [1, 2, 7, None])
+@pytest.mark.parametrize("case", ["i4", "i4->i8", "f8", "rows", "excl"])
+def test_many_tiles_per_block(case, grid, impl, monkeypatch):
+    """More tiles than blocks: v2's loop (a next tile id per iteration,
+    the L2 prefetch, shared-memory reuse across iterations) with grids
+    capped at 1, 2 and 7 blocks and uncapped (~528 blocks, several
+    thousand tiles); v1 ignores the cap."""
+    monkeypatch.setattr(scan, "_V2_MAX_GRID", grid)
+    big = grid is None
+    if case == "i4":
+        n = 6144 * (3000 if big else 50) + 5
+        h = RNG.integers(-5, 6, size=n).astype(np.int32)
+        got = scan.InclusiveScanKernel(np.int32, "a+b")(ga.to_gpu(h), "new")
+        np.testing.assert_array_equal(got.get(), np.cumsum(h, dtype=np.int32))
+    elif case == "i4->i8":
+        n = 3072 * (3000 if big else 50) + 7
+        h = RNG.integers(-5, 6, size=n).astype(np.int32)
+        np.testing.assert_array_equal(cumsum(ga.to_gpu(h)).get(), np.cumsum(h))
+    elif case == "f8":
+        n = 3072 * (2000 if big else 40) + 1
+        h = RNG.integers(-9, 10, size=n).astype(np.float64)   # exact sums
+        got = cumsum(ga.to_gpu(h)).get()
+        np.testing.assert_array_equal(got, np.cumsum(h))
+    elif case == "rows":
+        rows, cols = (3000, 4097) if big else (40, 10001)
+        h = RNG.integers(-5, 6, size=(rows, cols)).astype(np.int32)
+        got = cumsum(ga.to_gpu(h), axis=1).get()
+        np.testing.assert_array_equal(got, np.cumsum(h, axis=1))
+    else:
+        n = 6144 * (1000 if big else 30) + 3
+        h = RNG.integers(-5, 6, size=n).astype(np.int32)
+        out = poisoned((n,), np.int32)
+        scan.ExclusiveScanKernel(np.int32, "a+b", neutral=0)(ga.to_gpu(h), out)
+        ref = np.concatenate([[0], np.cumsum(h, dtype=np.int32)[:-1]])
+        np.testing.assert_array_equal(out.get(), ref)
 
 
 def test_past_2_31_elements():
