@@ -24,7 +24,6 @@ context.push()
 
 
 def _finish():
-    global context
     try:
         cur = _drv.Context.get_current()
         if cur is not None and cur == context:

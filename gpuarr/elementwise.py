@@ -29,8 +29,6 @@ see ``docs/kernels.md``):
     the stores are coalesced.
 """
 
-import keyword
-import math
 import re
 
 import numpy as np
@@ -39,7 +37,7 @@ from . import _percontext
 
 from . import _dtypes
 from .kernels import render, convert, load_expr, store_expr
-from .kernels.ops import get_op, op_expression, COMPARISONS, OPS, ALIASES
+from .kernels.ops import get_op, op_expression, COMPARISONS, OPS
 
 __all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
            "ScalarArg", "get_elwise_kernel", "clear_cache"]

@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from _util import CHILD_CWD, child_env
+
 from gpuarr import _cache, _config, _nvrtc, compiler
 from gpuarr._errors import CompileError, Error, InvalidContextError
 
@@ -578,9 +580,9 @@ sys.addaudithook(hook)
 
 
 def _fresh(code, *argv):
-    env = dict(os.environ, GPUARR_COMPILER="")
     out = subprocess.run([sys.executable, "-c", AUDIT + code] + list(argv),
-                         env=env, capture_output=True, text=True)
+                         env=child_env(GPUARR_COMPILER=""), cwd=CHILD_CWD,
+                         capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -684,7 +686,8 @@ def test_concurrent_processes(tmp_path):
         "    _cache.store(d, key, 'cubin', data)\n"
         "    got = _cache.load(d, key, 'cubin')\n"
         "    assert got is None or (len(got) == 300000 and len(set(got)) == 1), len(got)\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)])
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), str(i)],
+                              env=child_env(), cwd=CHILD_CWD)
              for i in range(4)]
     assert [p.wait() for p in procs] == [0] * 4
 

@@ -1,12 +1,12 @@
 """Driver-layer checks that need no GPU: loading errors, the CUresult
 mapping, exception pickling, and prepare() argument-type parsing."""
-import os
 import pickle
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from _util import CHILD_CWD, child_env
 
 from gpuarr import _errors
 from gpuarr._argtypes import parse_arg_types
@@ -16,14 +16,8 @@ from gpuarr._enums import CURESULT
 def _run(code, **env):
     # From a directory outside the checkout, so `import gpuarr` finds the
     # installed package (or PYTHONPATH), never the unbuilt source tree.
-    import gpuarr
-    full_env = dict(os.environ)
-    full_env.update(env)
-    where = os.path.dirname(os.path.dirname(os.path.abspath(gpuarr.__file__)))
-    full_env["PYTHONPATH"] = os.pathsep.join(
-        [where] + [p for p in full_env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True, env=full_env, timeout=120, cwd="/")
+                          text=True, env=child_env(**env), timeout=120, cwd=CHILD_CWD)
 
 
 def test_import_needs_no_driver():

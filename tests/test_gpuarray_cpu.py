@@ -818,8 +818,10 @@ def test_import_loads_no_mako_and_no_cuda():
     import sys
     code = ("import sys, gpuarr; "
             "print('mako' in sys.modules, 'gpuarr.elementwise' in sys.modules)")
+    from _util import CHILD_CWD, child_env
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, check=True).stdout.split()
+                         text=True, check=True, env=child_env(),
+                         cwd=CHILD_CWD).stdout.split()
     assert out == ["False", "False"]
 
 

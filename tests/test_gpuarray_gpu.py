@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import gpuarr
-from gpuarr import gpuarray as ga
 
 pytestmark = pytest.mark.gpu
 
