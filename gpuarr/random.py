@@ -37,6 +37,7 @@ Differences from numpy
 """
 
 import operator
+import os
 
 import numpy as np
 
@@ -172,10 +173,24 @@ class Philox:
 # ---------------------------------------------------------------------------
 # kernels
 
-_KERNELS = _percontext.table()  # (context, dist, dtype, affine, per) -> (fn, grid cap)
+_KERNELS = _percontext.table()  # (context, dist, dtype, affine, per, impl) -> entry
+_IMPLS = ("v1", "v2")
 
 
-def kernel_spec(dist, dtype, affine, per):
+def kernel_impl():
+    """The kernel generation in use: ``GPUARR_RANDOM_IMPL`` (``v1`` or
+    ``v2``), default ``v2``.
+
+    Both give the same numbers; ``v1`` is the previous kernel (one block per
+    thread per step, bounds checked each step), kept as a fallback.
+    """
+    impl = os.environ.get("GPUARR_RANDOM_IMPL") or "v2"
+    if impl not in _IMPLS:
+        raise ValueError("GPUARR_RANDOM_IMPL must be v1 or v2, not %r" % impl)
+    return impl
+
+
+def kernel_spec(dist, dtype, affine, per, impl=None):
     """Name, source and ``prepare`` types of a random-number kernel.
 
     Pure Python (no GPU): used by :func:`_kernel` and by the CPU tests that
@@ -190,6 +205,8 @@ def kernel_spec(dist, dtype, affine, per):
         ``loc + scale * z``, ``scale * e``); integers ignore it.
     per : {4, 2}
         Values per Philox block.
+    impl : {"v1", "v2"}, optional
+        Kernel generation; default :func:`kernel_impl`.
 
     Returns
     -------
@@ -197,6 +214,10 @@ def kernel_spec(dist, dtype, affine, per):
     """
     from . import _dtypes
     from .kernels import render
+    if impl is None:
+        impl = kernel_impl()
+    elif impl not in _IMPLS:
+        raise ValueError("impl must be v1 or v2, not %r" % (impl,))
     dt = np.dtype(dtype)
     if dist == "integers":
         ptype, pchar = "unsigned long long", "Q"
@@ -208,21 +229,22 @@ def kernel_spec(dist, dtype, affine, per):
     name = "ga_random_%s_%s%d%s_%d" % (dist, dt.kind, dt.itemsize,
                                         "_a" if affine else "", per)
     src = render("random.cu.mako", dist=dist, ctype=ctype, ptype=ptype,
-                 per=per, affine=affine, itemsize=dt.itemsize, name=name)
+                 per=per, affine=affine, itemsize=dt.itemsize, name=name,
+                 impl=impl)
     return name, src, "PQQQi" + pchar + pchar + "Q" + "I" * 20
 
 
-def _kernel(dist, dt, affine, per):
+def _kernel(dist, dt, affine, per, impl):
     from . import driver as drv
     ctx = drv.Context.get_current()
-    kkey = (ctx, dist, dt.char, affine, per)
+    kkey = (ctx, dist, dt.char, affine, per, impl)
     entry = _KERNELS.get(kkey)
     if entry is None:
         if ctx is None:
             from .elementwise import _errors_invalid_context
             raise _errors_invalid_context()
         from .compiler import SourceModule
-        name, src, chars = kernel_spec(dist, dt, affine, per)
+        name, src, chars = kernel_spec(dist, dt, affine, per, impl)
         mod = SourceModule(src, no_extern_c=True)
         fn = mod.get_function(name)
         fn.prepare(chars)
@@ -242,10 +264,14 @@ def _launch(bitgen, dist, out, affine, per, a, b, thresh=0, stream=None):
     n = out.size
     if n == 0:
         return out
-    fn, cap, _ = _kernel(dist, out.dtype, affine, per)
     nblocks = -(-n // per)
+    impl = kernel_impl()
+    if nblocks >= 1 << 37:      # v2 counts a warp's steps in 32 bits
+        impl = "v1"
+    fn, cap, _ = _kernel(dist, out.dtype, affine, per, impl)
     offset = bitgen._reserve(nblocks)
-    grid = min(cap, -(-nblocks // _BLOCK))
+    # v2: two Philox blocks per thread per step
+    grid = min(cap, -(-nblocks // (_BLOCK * (2 if impl == "v2" else 1))))
     nvec = min(per, 16 // out.dtype.itemsize)
     vec = 1 if out.ptr % (nvec * out.dtype.itemsize) == 0 else 0
     fn.prepared_async_call((grid, 1), (_BLOCK, 1, 1), stream, out.ptr, n,

@@ -9,6 +9,11 @@
 ##   ptype   C type of the scalar parameters a, b (the output's float type,
 ##           or unsigned long long for integers: a = low bits, b = count)
 ##   name    kernel name
+##   impl    "v2" (default): two Philox blocks per thread per step, full
+##           64-block chunks per warp without bounds checks, the rest after;
+##           "v1": the previous kernel, one guarded block per step.  Both
+##           give the same values (same element -> counter mapping and the
+##           same arithmetic per block); GPUARR_RANDOM_IMPL picks one.
 ##
 ## The bit-exact definition of every value is gpuarr/_philox.py (CPU
 ## reference); keep the two in step.  Element k uses Philox block
@@ -243,6 +248,93 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
 % endif
 }
 
+% if impl == "v2":
+// One Philox block's values stored at out + first: a vector store when the
+// block is whole and out aligned, else guarded scalar stores.
+GA_DEV void ga_store_block(${T} *__restrict__ out, unsigned long long n,
+                           unsigned long long first, int vec, const ${T} *v)
+{
+    if (vec && first + ${per}ull <= n) {
+% for j in range(nstores):
+        {
+            ga_vec<${T}, ${nvec}> q;
+  % for i in range(nvec):
+            q.v[${i}] = v[${j * nvec + i}];
+  % endfor
+            *reinterpret_cast<ga_vec<${T}, ${nvec}> *>(out + first + ${j * nvec}) = q;
+        }
+% endfor
+    } else {
+#pragma unroll
+        for (int i = 0; i < ${per}; ++i) {
+            if (first + i < n) out[first + i] = v[i];
+        }
+    }
+}
+
+// v2.  Main part: the whole blocks in chunks of 64; warp g of W takes
+// chunks g, g + W, ...; in chunk c lane l computes blocks 64c + l and
+// 64c + 32 + l together (two independent Philox chains and transforms for
+// the scheduler to overlap, loop and constant set-up shared) and stores
+// them with two full-warp 512-byte stores, no bounds checks (the trip count
+// is computed once).  Then the rest (the last < 64 whole blocks, the
+// partial one, or everything when out is misaligned) one block per thread.
+// Element k still uses block offset + k / per: only which thread computes
+// a block changes, so the values are the v1 kernel's.
+extern "C" __global__ void __launch_bounds__(256)
+${name}(${T} *__restrict__ out, unsigned long long n,
+        unsigned long long nblocks, unsigned long long offset, int vec,
+        ${P} a, ${P} b, unsigned long long thresh,
+        ${", ".join("unsigned int ks%d" % i for i in range(20))})
+{
+    const ga_keys ks = {{${", ".join("ks%d" % i for i in range(20))}}};
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long nthreads = (unsigned long long)gridDim.x * blockDim.x;
+    const unsigned long long nchunks = vec ? (n / ${per}ull) >> 6 : 0ull;
+    const unsigned long long gw = tid >> 5, nw = nthreads >> 5;
+    if (gw < nchunks) {
+        // steps of this warp: fits 32 bits (the host uses v1 for 2^37 or
+        // more blocks, so nchunks < 2^31)
+        unsigned int steps = (unsigned int)((nchunks - 1 - gw) / nw) + 1u;
+        const unsigned long long blk0 = gw * 64ull + (threadIdx.x & 31u);
+        const unsigned long long cstep = nw * 64ull;
+        const unsigned long long pstep = cstep * ${per}ull;
+        unsigned long long ctr = offset + blk0;
+        ${T} *p = out + blk0 * ${per}ull;
+        do {
+            const unsigned long long ctr2 = ctr + 32ull;
+            const uint4 w0 = ga_philox4x32_10((unsigned int)ctr, (unsigned int)(ctr >> 32),
+                                              0u, 0u, ks);
+            const uint4 w1 = ga_philox4x32_10((unsigned int)ctr2, (unsigned int)(ctr2 >> 32),
+                                              0u, 0u, ks);
+            ${T} v0[${per}], v1[${per}];
+            ga_block_values(w0, ctr, ks, a, b, thresh, v0);
+            ga_block_values(w1, ctr2, ks, a, b, thresh, v1);
+% for (vv, off) in (("v0", 0), ("v1", 32 * per)):
+  % for j in range(nstores):
+            {
+                ga_vec<${T}, ${nvec}> q;
+    % for i in range(nvec):
+                q.v[${i}] = ${vv}[${j * nvec + i}];
+    % endfor
+                *reinterpret_cast<ga_vec<${T}, ${nvec}> *>(p + ${off + j * nvec}) = q;
+            }
+  % endfor
+% endfor
+            ctr += cstep;
+            p += pstep;
+        } while (--steps);
+    }
+    for (unsigned long long blk = nchunks * 64ull + tid; blk < nblocks; blk += nthreads) {
+        const unsigned long long ctr = offset + blk;
+        const uint4 w = ga_philox4x32_10((unsigned int)ctr, (unsigned int)(ctr >> 32),
+                                         0u, 0u, ks);
+        ${T} v[${per}];
+        ga_block_values(w, ctr, ks, a, b, thresh, v);
+        ga_store_block(out, n, blk * ${per}ull, vec, v);
+    }
+}
+% else:
 extern "C" __global__ void __launch_bounds__(256)
 ${name}(${T} *__restrict__ out, unsigned long long n,
         unsigned long long nblocks, unsigned long long offset, int vec,
@@ -277,3 +369,4 @@ ${name}(${T} *__restrict__ out, unsigned long long n,
         }
     }
 }
+% endif
