@@ -299,13 +299,73 @@ def test_render_deterministic_and_names_unique():
 
 
 @pytest.mark.skipif(not _compiler_available(), reason="no NVRTC or nvcc")
+@pytest.mark.parametrize("impl", ["v1", "v2"])
 @pytest.mark.parametrize("dist, dtype, affine, per", _VARIANTS)
-def test_kernels_compile(dist, dtype, affine, per):
+def test_kernels_compile(dist, dtype, affine, per, impl):
     from gpuarr.compiler import compile
-    name, src, chars = grandom.kernel_spec(dist, np.dtype(dtype), affine, per)
+    name, src, chars = grandom.kernel_spec(dist, np.dtype(dtype), affine, per,
+                                           impl)
     cubin = compile(src, arch="sm_90", no_extern_c=True)
     assert isinstance(cubin, bytes) and len(cubin) > 1000
     assert name.encode() in cubin
+
+
+def test_kernel_impl_selection(monkeypatch):
+    monkeypatch.delenv("GPUARR_RANDOM_IMPL", raising=False)
+    assert grandom.kernel_impl() == "v2"
+    spec = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
+    assert spec == grandom.kernel_spec("normal", np.dtype(np.float32), False,
+                                       4, "v2")
+    monkeypatch.setenv("GPUARR_RANDOM_IMPL", "v1")
+    assert grandom.kernel_impl() == "v1"
+    v1 = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
+    assert v1 == grandom.kernel_spec("normal", np.dtype(np.float32), False,
+                                     4, "v1")
+    # same name and parameters, different loop; v1 has no chunk loop
+    assert v1[0] == spec[0] and v1[2] == spec[2] and v1[1] != spec[1]
+    assert "nchunks" not in v1[1] and "nchunks" in spec[1]
+    monkeypatch.setenv("GPUARR_RANDOM_IMPL", "v3")
+    with pytest.raises(ValueError):
+        grandom.kernel_impl()
+    with pytest.raises(ValueError):
+        grandom.kernel_spec("normal", np.dtype(np.float32), False, 4, "v0")
+
+
+def _v2_block_owner(n, per, vec, grid, block=256):
+    """Host model of the v2 kernel's index arithmetic: for every thread, the
+    Philox blocks it computes and the element each block is stored at."""
+    nblocks = -(-n // per)
+    nthreads = grid * block
+    nw = nthreads // 32
+    nchunks = (n // per) >> 6 if vec else 0
+    seen = {}
+    for tid in range(nthreads):
+        gw, lane = tid >> 5, tid & 31
+        if gw < nchunks:
+            steps = (nchunks - 1 - gw) // nw + 1
+            blk0 = gw * 64 + lane
+            ctr, p = blk0, blk0 * per            # ctr relative to offset
+            for _ in range(steps):
+                for c, e in ((ctr, p), (ctr + 32, p + 32 * per)):
+                    assert c not in seen
+                    seen[c] = e
+                ctr += nw * 64
+                p += nw * 64 * per
+        for blk in range(nchunks * 64 + tid, nblocks, nthreads):
+            assert blk not in seen
+            seen[blk] = blk * per
+    return nblocks, seen
+
+
+@pytest.mark.parametrize("n, per, vec, grid", [
+    (1, 4, 1, 1), (4 * 64 * 8 * 3 + 5, 4, 1, 1), (4 * 64 * 8 * 3 + 5, 4, 1, 2),
+    (2 * 64 * 16 * 5, 2, 1, 2), (2 * 64 * 16 * 5 - 1, 2, 1, 3),
+    (4 * 64 * 40 + 17, 4, 0, 1), (4 * 64 * 40 + 17, 4, 1, 7)])
+def test_v2_mapping_covers_each_block_once_at_its_element(n, per, vec, grid):
+    # element k must use block offset + k // per whatever the grid
+    nblocks, seen = _v2_block_owner(n, per, vec, grid)
+    assert sorted(seen) == list(range(nblocks))
+    assert all(e == b * per for b, e in seen.items())
 
 
 def test_kernel_uses_constants_of_reference():
