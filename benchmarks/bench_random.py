@@ -2,12 +2,17 @@
 ones) written into a preallocated array; GB/s written (higher is better),
 beside CuPy's and PyTorch's generators where importable.
 
-Prediction (H200, see docs/random.md): uniforms are memory-bound (~75 SASS
-instructions per 16 bytes, measured 3.73 TB/s); float32 normals issue 124
-SASS instructions per 16 bytes in the hot loop (was 226: 1.86 TB/s
-measured), 0.25 ms of issue time for 2**28 of them, ~0.31 ms at the
-measured issue efficiency: ~3.4 TB/s (3.3-3.7), near the write bandwidth.
+Prediction (H200, see docs/random.md): uniforms are memory-bound (~4.0
+TB/s measured).  float32 normals: the v1 kernel (124 SASS per 16 bytes)
+measured 2.79 TB/s = 124 + ~68 cycles of stall per warp-block per
+scheduler; v2 (GPUARR_RANDOM_IMPL=v2, the default: two Philox blocks per
+thread step, 115 SASS per block) ~3.0 TB/s (2.9-3.3).  float64 normals
+~1.6 TB/s either way (FP64/ALU-bound, see the doc).  The standard_normal
+rows are also measured with the v1 kernel ("v1 kernel" rows) so one run
+compares both.
 """
+import os
+
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
@@ -26,6 +31,7 @@ def run():
     from gpuarr import random as grandom
 
     g = grandom.default_rng(0)
+    impl_env = os.environ.get("GPUARR_RANDOM_IMPL")
     cp = try_import("cupy")
     torch = try_import("torch")
     if torch is not None and not torch.cuda.is_available():
@@ -61,6 +67,19 @@ def run():
             add_row("random: %s %s 2**%d into out=" % (method, label,
                                                        int(np.log2(n))),
                     "GB/s", ours, others, nbytes=nbytes, better="higher")
+            if method == "standard_normal":
+                os.environ["GPUARR_RANDOM_IMPL"] = "v1"
+                try:
+                    v1 = _gbs(nbytes, event_median_ms(
+                        lambda: f(dtype=dtype, out=out), gpuarr_events()))
+                finally:
+                    if impl_env is None:
+                        del os.environ["GPUARR_RANDOM_IMPL"]
+                    else:
+                        os.environ["GPUARR_RANDOM_IMPL"] = impl_env
+                add_row("random: %s %s 2**%d into out= (v1 kernel)"
+                        % (method, label, int(np.log2(n))),
+                        "GB/s", v1, {}, nbytes=nbytes, better="higher")
         del out
 
     # integers in a small range (Lemire, no rejections in practice)
