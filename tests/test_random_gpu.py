@@ -415,22 +415,28 @@ def test_curandom_generator_class(context):
     assert (c.get() > 0).all()
 
 
-@pytest.mark.parametrize("method, dtype", [
-    ("standard_normal", np.float32), ("standard_normal", np.float64),
-    ("random", np.float32), ("random", np.float64),
-    ("exponential", np.float32), ("integers", np.int32)])
-def test_v1_v2_identical(context, monkeypatch, impl, method, dtype):
-    # the two generations must give the same bits: a whole number of v2
-    # chunks on a full grid, plus a tail of whole and partial blocks
-    if impl != "v2":
-        pytest.skip("compared once, under the v2 run")
-    n = 64 * 4 * 132 * 8 * 8 * 3 + 4 * 64 * 5 + 7
-    outs = []
-    for which in ("v1", "v2"):
-        monkeypatch.setenv("GPUARR_RANDOM_IMPL", which)
-        g = _rng(11, (1 << 32) - 1000)
-        if method == "integers":
-            outs.append(g.integers(0, 1000, n, dtype=dtype).get())
-        else:
-            outs.append(getattr(g, method)(size=n, dtype=dtype).get())
-    assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()
+class TestAcrossGenerations:
+    """Compares the two kernel generations with each other, so it runs once:
+    this class's ``impl`` overrides the module's parametrized one."""
+
+    @pytest.fixture
+    def impl(self):
+        return "both"
+
+    @pytest.mark.parametrize("method, dtype", [
+        ("standard_normal", np.float32), ("standard_normal", np.float64),
+        ("random", np.float32), ("random", np.float64),
+        ("exponential", np.float32), ("integers", np.int32)])
+    def test_v1_v2_identical(self, context, monkeypatch, method, dtype):
+        # the two generations must give the same bits: a whole number of v2
+        # chunks on a full grid, plus a tail of whole and partial blocks
+        n = 64 * 4 * 132 * 8 * 8 * 3 + 4 * 64 * 5 + 7
+        outs = []
+        for which in ("v1", "v2"):
+            monkeypatch.setenv("GPUARR_RANDOM_IMPL", which)
+            g = _rng(11, (1 << 32) - 1000)
+            if method == "integers":
+                outs.append(g.integers(0, 1000, n, dtype=dtype).get())
+            else:
+                outs.append(getattr(g, method)(size=n, dtype=dtype).get())
+        assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()
