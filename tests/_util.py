@@ -17,3 +17,57 @@ def child_env(**extra):
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join([where] + rest)
     return env
+
+
+class FakeArray:
+    """Array-like with a made-up device address: the ``.ptr``, ``.dtype``,
+    ``.shape``, ``.strides`` and ``.size`` the kernel layers read (nothing
+    is launched). C-contiguous strides unless given."""
+
+    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
+        import numpy as np
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape)
+        if strides is None:
+            strides, acc = [], self.dtype.itemsize
+            for n in reversed(self.shape):
+                strides.insert(0, acc)
+                acc *= n
+        self.strides = tuple(strides)
+        self.ptr = ptr
+        self.size = int(np.prod(self.shape))
+
+
+def kernel_compiler():
+    """A function that compiles CUDA C (no ``extern "C"`` wrapping) to an
+    sm_90 cubin with no GPU, raising on errors: gpuarr's compiler (NVRTC or
+    nvcc), else nvcc directly. None when neither is available."""
+    import shutil
+    import subprocess
+    import tempfile
+    try:
+        from gpuarr import compiler
+        compiler.find_compiler()
+
+        def comp(src):
+            compiler.compile(src, arch="sm_90", no_extern_c=True, cache_dir=False)
+        return comp
+    except Exception:
+        pass
+    nvcc = shutil.which("nvcc") or next(
+        (p for p in ("/usr/local/cuda/bin/nvcc", "/usr/local/cuda-13.0/bin/nvcc")
+         if os.path.exists(p)), None)
+    if nvcc is None:
+        return None
+
+    def comp(src):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "k.cu")
+            with open(p, "w") as f:
+                f.write(src)
+            r = subprocess.run([nvcc, "--cubin", "-arch", "sm_90", "-o",
+                                os.path.join(d, "k.cubin"), p],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise AssertionError(r.stderr[-5000:])
+    return comp

@@ -6,22 +6,12 @@ import numpy as np
 from gpuarr import _dtypes
 import pytest
 
+from _util import FakeArray
+
 from gpuarr import elementwise as ew
 from gpuarr.elementwise import (ElementwiseKernel, ScalarArg, VectorArg,
                                 resolve)
 
-
-class FakeArray:
-    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
-        self.dtype = np.dtype(dtype)
-        self.shape = tuple(shape)
-        if strides is None:
-            strides, acc = [], self.dtype.itemsize
-            for n in reversed(self.shape):
-                strides.insert(0, acc)
-                acc *= n
-        self.strides = tuple(strides)
-        self.ptr = ptr
 
 
 class FakeFunction:

@@ -1,12 +1,10 @@
 """CPU tests: every elementwise template variant renders, deterministically,
 and compiles for sm_90 (NVRTC or nvcc; no GPU needed)."""
-import os
-import shutil
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
+
+from _util import FakeArray, kernel_compiler
 
 from gpuarr import _dtypes
 from gpuarr import elementwise as ew
@@ -16,52 +14,9 @@ from gpuarr.kernels.ops import OPS, get_op
 DTYPES = _dtypes.SUPPORTED
 
 
-class FakeArray:
-    """Array-like with a made-up device address (nothing is launched)."""
-
-    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
-        self.dtype = np.dtype(dtype)
-        self.shape = tuple(shape)
-        if strides is None:
-            strides, acc = [], self.dtype.itemsize
-            for n in reversed(self.shape):
-                strides.insert(0, acc)
-                acc *= n
-        self.strides = tuple(strides)
-        self.ptr = ptr
 
 
-def _compiler():
-    try:
-        from gpuarr import compiler
-        compiler.find_compiler()
-
-        def comp(src):
-            compiler.compile(src, arch="sm_90", no_extern_c=True,
-                             cache_dir=False)
-        return comp
-    except Exception:
-        pass
-    nvcc = shutil.which("nvcc") or (
-        "/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc")
-        else None)
-    if nvcc is None:
-        return None
-
-    def comp(src):
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "k.cu")
-            with open(p, "w") as f:
-                f.write(src)
-            r = subprocess.run([nvcc, "--cubin", "-arch", "sm_90", "-o",
-                                os.path.join(d, "k.cubin"), p],
-                               capture_output=True, text=True)
-            if r.returncode:
-                raise AssertionError(r.stderr[-5000:])
-    return comp
-
-
-COMPILE = _compiler()
+COMPILE = kernel_compiler()
 needs_compiler = pytest.mark.skipif(
     COMPILE is None, reason="neither gpuarr.compiler (NVRTC/nvcc) nor nvcc "
                             "is available")

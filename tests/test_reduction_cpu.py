@@ -7,27 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from _util import FakeArray
+
 from gpuarr import _dtypes
 from gpuarr import reduction as R
 from gpuarr import reductions as RS
 
 DTYPES = _dtypes.SUPPORTED
 
-
-class FakeArray:
-    """Array-like with a made-up device address (nothing is launched)."""
-
-    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
-        self.dtype = np.dtype(dtype)
-        self.shape = tuple(shape)
-        if strides is None:
-            strides, acc = [], self.dtype.itemsize
-            for n in reversed(self.shape):
-                strides.insert(0, acc)
-                acc *= n
-        self.strides = tuple(strides)
-        self.ptr = ptr
-        self.size = int(np.prod(self.shape))
 
 
 def COMPILE(src):

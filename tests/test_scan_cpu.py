@@ -2,13 +2,12 @@
 compiles for sm_90 (NVRTC or nvcc, no GPU needed); argument errors raised
 before any launch; cumsum/cumprod dtypes against numpy."""
 import os
-import shutil
-import subprocess
-import tempfile
 import warnings
 
 import numpy as np
 import pytest
+
+from _util import FakeArray, kernel_compiler
 
 from gpuarr import _dtypes
 from gpuarr import scan
@@ -18,56 +17,12 @@ from gpuarr import cumulative
 DTYPES = _dtypes.SUPPORTED
 
 
-def _compiler():
-    try:
-        from gpuarr import compiler
-        compiler.find_compiler()
 
-        def comp(src):
-            compiler.compile(src, arch="sm_90", no_extern_c=True,
-                             cache_dir=False)
-        return comp
-    except Exception:
-        pass
-    nvcc = shutil.which("nvcc") or next(
-        (p for p in ("/usr/local/cuda/bin/nvcc",
-                     "/usr/local/cuda-13.0/bin/nvcc") if os.path.exists(p)),
-        None)
-    if nvcc is None:
-        return None
-
-    def comp(src):
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "k.cu")
-            with open(p, "w") as f:
-                f.write(src)
-            r = subprocess.run([nvcc, "--cubin", "-arch", "sm_90", "-o",
-                                os.path.join(d, "k.cubin"), p],
-                               capture_output=True, text=True)
-            if r.returncode:
-                raise AssertionError(r.stderr[-5000:])
-    return comp
-
-
-COMPILE = _compiler()
+COMPILE = kernel_compiler()
 needs_compiler = pytest.mark.skipif(
     COMPILE is None, reason="neither gpuarr.compiler (NVRTC/nvcc) nor nvcc "
                             "is available")
 
-
-class FakeArray:
-    """Array-like with a made-up device address (nothing is launched)."""
-
-    def __init__(self, dtype, shape, strides=None, ptr=1 << 24):
-        self.dtype = np.dtype(dtype)
-        self.shape = tuple(shape)
-        if strides is None:
-            strides, acc = [], self.dtype.itemsize
-            for n in reversed(self.shape):
-                strides.insert(0, acc)
-                acc *= n
-        self.strides = tuple(strides)
-        self.ptr = ptr
 
 
 def _ids(dt):
