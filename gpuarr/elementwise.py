@@ -187,6 +187,15 @@ def clear_cache():
     _LAST = (None, None)
 
 
+def _forget_last(ctx):
+    global _LAST
+    if _LAST[0] is ctx:
+        _LAST = (None, None)
+
+
+_percontext.on_detach(_forget_last)
+
+
 def _drv():
     """The :mod:`gpuarr.driver` module (imported once, not per call)."""
     global _DRV
@@ -1113,17 +1122,26 @@ class ElementwiseKernel:
             start, stop, step = slc.indices(n)
         else:
             start, stop, step = 0, n, 1
-        count = len(range(start, stop, step))
+        idx = range(start, stop, step)
+        count = len(idx)
         if count == 0:
             return
+        if min(idx[0], idx[-1]) < 0 or max(idx[0], idx[-1]) >= n:
+            raise ValueError("range=%r reaches indices %d..%d outside the "
+                             "arrays' %d elements" % (rng, min(idx[0], idx[-1]),
+                                                      max(idx[0], idx[-1]), n))
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
             _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
         state = _ctx_state()
         per_block = _BLOCK * _USER_UNROLL
         dense = step == 1 and -(-count // per_block) <= _GRID_MAX
         restrict = dense and self._disjoint(args, n)
-        key = (wide, dense, restrict, state[2], id(state))
-        fn = self._fns.get(key)
+        # Entries remember the per-context state they were built for and are
+        # used only for that very object: an id() could be reused by a new
+        # context's state after a detach, launching a dead context's kernel.
+        key = (wide, dense, restrict, state[2])
+        ent = self._fns.get(key)
+        fn = ent[1] if ent is not None and ent[0] is state else None
         if fn is None:
             itype = "long long" if wide else "int"
             chars = "".join("P" if not isinstance(a, ScalarArg)
@@ -1135,7 +1153,7 @@ class ElementwiseKernel:
                                keep=self.keep)
             fn = mod.get_function(self.name)
             fn.prepare(chars)
-            self._fns[key] = fn
+            self._fns[key] = (state, fn)
             self._mod = mod
         if dense:
             grid = -(-count // per_block)

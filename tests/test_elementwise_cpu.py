@@ -301,3 +301,14 @@ def test_call_launch_flow(monkeypatch):
     assert len(launched) == 3 and "*__restrict__" not in launched[2].source
     k(2.0, x, FakeArray("f4", (1000,), ptr=x.ptr + 400))
     assert len(launched) == 3 and launched[2].calls[-1][0] == (1, 1, 1)
+    # a range reaching past the arrays is refused before any launch
+    calls = sum(len(f.calls) for f in launched)
+    for bad in (slice(0, 1001), slice(-1, 10), slice(999, -2, -1)):
+        with pytest.raises(ValueError, match="outside the arrays"):
+            k(2.0, x, y, range=bad)
+    assert sum(len(f.calls) for f in launched) == calls
+    # a new context's state (even at a reused address) gets its own kernel
+    state2 = (state[0], {}, state[2])
+    monkeypatch.setattr(ew, "_ctx_state", lambda: state2)
+    k(2.0, x, y)
+    assert len(launched) == 4
