@@ -26,8 +26,16 @@ def table():
 def forget(ctx):
     """Drop every table's entries for ``ctx`` (a Context)."""
     for d in _tables:
-        for key in [k for k in d if k is ctx or (type(k) is tuple and k and k[0] is ctx)]:
+        # list(d) copies the keys in one step, so a concurrent insert from
+        # another thread cannot break the scan
+        for key in [k for k in list(d) if k is ctx or (type(k) is tuple and k and k[0] is ctx)]:
             d.pop(key, None)
+
+
+def on_detach(func):
+    """Call ``func(ctx)`` when a context is detached (before its release):
+    for caches that are not keyed by context, such as a last-used entry."""
+    _drv.add_detach_hook(func)
 
 
 _drv.add_detach_hook(forget)

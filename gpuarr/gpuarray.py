@@ -16,6 +16,7 @@ import operator as _operator
 
 import numpy as np
 
+from . import _percontext
 from .tools import default_pool as _default_pool
 
 try:  # the Cython driver may not be built (CPU-only checks of this module)
@@ -748,6 +749,10 @@ class GPUArray:
         flat = tmp.T if f_layout else tmp
         if async_:
             d.memcpy_dtoh_async(flat, src.ptr, stream)
+            if src is not self and stream is not None:
+                # the gathered temporary returns to the pool (which does not
+                # track streams) when this function returns: let it finish
+                stream.synchronize()
         else:
             d.memcpy_dtoh(flat, src.ptr)
         if dest is None:
@@ -778,7 +783,8 @@ class GPUArray:
             async_ = kwargs.pop("async")
         if kwargs:
             raise TypeError("unexpected keyword arguments %s" % list(kwargs))
-        ary = np.asarray(ary)
+        ary = (ary if isinstance(ary, np.ndarray)
+               else np.asarray(ary, dtype=self.dtype))   # numpy's range checks
         if ary.shape != self.shape:
             if ary.size != self.size:
                 raise ValueError("could not broadcast input array from shape "
@@ -803,6 +809,10 @@ class GPUArray:
             d.memcpy_htod(dst.ptr, host)
         if dst is not self:
             _elementwise().run_elementwise("copy", [self], [dst], stream=stream)
+            if async_ and stream is not None:
+                # the staging temporary goes back to the pool on return, and
+                # the pool does not track streams: let the scatter finish
+                stream.synchronize()
         return self
 
     def set_async(self, ary, stream=None):
@@ -1500,6 +1510,15 @@ def _broadcast_view(x, shape):
 
 _HOT = {}
 _HOT_MAX = 4096
+
+
+def _forget_hot(ctx):
+    # entries hold their context, its pool and its kernels: drop them all
+    # when any context is detached (they are rebuilt on demand)
+    _HOT.clear()
+
+
+_percontext.on_detach(_forget_hot)
 _get_current = drv.Context.get_current if drv is not None else None
 
 
@@ -1761,7 +1780,11 @@ def _assign(dst, value, stream=None):
                                        and hasattr(value, "__cuda_array_interface__")):
         src = asarray(value)
     elif isinstance(value, (np.ndarray, list, tuple)):
-        host = np.asarray(value)
+        # Python numbers convert with numpy's checks (300 into uint8 raises
+        # OverflowError, NaN into an int raises ValueError); arrays cast as
+        # numpy's setitem casts them.
+        host = (value if isinstance(value, np.ndarray)
+                else np.asarray(value, dtype=dst.dtype))
         if host.ndim == 0:
             _fill(dst, host[()], stream)
             return
@@ -1966,7 +1989,7 @@ def arange(start, stop=None, step=None, dtype=None, allocator=None):
 
     Raises
     ------
-    ValueError
+    ZeroDivisionError
         For a zero step (as numpy).
     """
     if stop is None and step is None:

@@ -173,10 +173,14 @@ class DeviceMemoryPool:
         """
         size = _BIN_CACHE.get(nbytes) or bin_size(nbytes)
         lst = self._bins.get(size)
+        raw = None
         if lst:
-            raw = lst.pop()
-            self._held -= 1
-        else:
+            try:
+                raw = lst.pop()     # another thread may have emptied it
+                self._held -= 1
+            except IndexError:
+                pass
+        if raw is None:
             raw = self._fresh(size)
         self.active_blocks += 1
         return PooledDeviceAllocation(self, raw, size)
@@ -338,10 +342,14 @@ class PageLockedMemoryPool:
             nbytes *= n
         size = bin_size(nbytes)
         lst = self._bins.get(size)
+        raw = None
         if lst:
-            raw = lst.pop()
-            self._held -= 1
-        else:
+            try:
+                raw = lst.pop()     # another thread may have emptied it
+                self._held -= 1
+            except IndexError:
+                pass
+        if raw is None:
             alloc = self._allocator
             if alloc is None:
                 alloc = self._allocator = _driver().pagelocked_empty

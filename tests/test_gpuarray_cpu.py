@@ -897,3 +897,17 @@ def test_steady_state_path(monkeypatch):
     a + b
     # (the operator and the ufunc-style path key their entries differently)
     assert len(fns[0].calls) == n + 1 and len(ga._HOT) == 2
+
+
+@pytest.mark.parametrize("value, exc", [([300, 1, 2], OverflowError),
+                                        ([-1, 0, 1], OverflowError),
+                                        ([np.nan, 0, 1], ValueError)])
+def test_python_values_get_numpys_range_checks(value, exc):
+    # raised while converting on the host, before any copy or launch
+    g = ga.GPUArray((3,), np.uint8, gpudata=4096)
+    with pytest.raises(exc):
+        np.zeros(3, np.uint8)[:] = value     # numpy's own behaviour
+    with pytest.raises(exc):
+        g.set(value)
+    with pytest.raises(exc):
+        g[:] = value
