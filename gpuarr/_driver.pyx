@@ -1276,6 +1276,9 @@ cdef class Event:
         check(api.cuEventElapsedTime(&ms, start.event, self.event), "cuEventElapsedTime")
         return ms
 
+    def __repr__(self):
+        return "<gpuarr.driver.Event 0x%x>" % <uintptr_t>self.event
+
     def time_till(self, Event end not None):
         """Milliseconds from this event to ``end`` (``cuEventElapsedTime``)."""
         cdef float ms = 0

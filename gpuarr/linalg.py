@@ -101,6 +101,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord is None or (ord == "fro" and nd == 2):
             return _vector(x, None, tuple(range(nd)), keepdims)
         if nd == 1:
+            if isinstance(ord, str):
+                raise ValueError("Invalid norm order '%s' for vectors" % ord)
             return _vector(x, ord, (0,), keepdims)
         if nd == 2:
             raise NotImplementedError("matrix norm ord=%r" % (ord,))

@@ -65,7 +65,12 @@ def _env_impl():
 #: int32->int64) and v2 for row scans (2623 vs 2474), so v1 is the default.
 #: Set by the environment variable ``GPUARR_SCAN_IMPL`` at import, or assign
 #: ``gpuarr.scan.IMPL`` at run time.
-IMPL = _env_impl()
+try:
+    IMPL = _env_impl()
+except ValueError:
+    # a bad setting must not break ``import gpuarr``: it is refused (with
+    # the same message) when a scan kernel is first built
+    IMPL = os.environ.get("GPUARR_SCAN_IMPL")
 _V2_MAX_GRID = None  # tests: cap v2's grid (None: the resident blocks)
 
 
@@ -236,9 +241,16 @@ def clear_cache():
     _STATE.clear()
 
 
+_DRV = None
+
+
 def _drv():
-    from . import driver
-    return driver
+    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
+    global _DRV
+    if _DRV is None:
+        from . import driver
+        _DRV = driver
+    return _DRV
 
 
 def _state():
