@@ -314,7 +314,25 @@ def _resolve_newshape(size, newshape):
 
 
 def _shape_str(shape):
-    return str(tuple(shape)).replace(",)", ")") if len(shape) != 1 else "(%d,)" % shape[0]
+    """A shape as numpy's messages print it: ``(3,4)``, ``(7,)``, ``()``."""
+    shape = tuple(shape)
+    return "(%s%s)" % (",".join(str(n) for n in shape), "," if len(shape) == 1 else "")
+
+
+def _value_shape(shape, dst_shape):
+    """The shape a value of ``shape`` takes when assigned into ``dst_shape``
+    (numpy drops extra leading length-1 axes), checked to broadcast there."""
+    shape = tuple(shape)
+    while len(shape) > len(dst_shape) and shape[0] == 1:
+        shape = shape[1:]
+    if shape != tuple(dst_shape):
+        try:
+            _broadcast_strides(shape, (0,) * len(shape), dst_shape)
+        except ValueError:
+            raise ValueError("could not broadcast input array from shape %s "
+                             "into shape %s" % (_shape_str(shape),
+                                                _shape_str(dst_shape))) from None
+    return shape
 
 
 # ---------------------------------------------------------------------------
@@ -1793,23 +1811,16 @@ def _assign(dst, value, stream=None):
         if host.shape == dst.shape and (dst._c or dst._f) and dst.size:
             dst.set(host, async_=stream is not None, stream=stream)
             return
+        _value_shape(host.shape, dst.shape)     # refuse before any copy
         src = to_gpu(host)
     else:
         _fill(dst, value, stream)
         return
-    shape = src.shape
-    # numpy allows extra leading length-1 axes on the value
-    while len(shape) > len(dst.shape) and shape[0] == 1:
-        src = src._view(shape[1:], src.strides[1:], 0)
-        shape = src.shape
+    shape = _value_shape(src.shape, dst.shape)
+    if len(shape) < len(src.shape):     # extra leading length-1 axes dropped
+        src = src._view(shape, src.strides[len(src.shape) - len(shape):], 0)
     if shape != dst.shape:
-        try:
-            strides = _broadcast_strides(shape, src.strides, dst.shape)
-        except ValueError:
-            raise ValueError("could not broadcast input array from shape %s "
-                             "into shape %s" % (_shape_str(shape),
-                                                _shape_str(dst.shape))) from None
-        src = src._view(dst.shape, strides, 0)
+        src = src._view(dst.shape, _broadcast_strides(shape, src.strides, dst.shape), 0)
     if not dst.size:
         return
     if src.ptr == dst.ptr and src.strides == dst.strides and src.dtype == dst.dtype:
