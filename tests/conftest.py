@@ -4,6 +4,10 @@ Tests marked ``gpu`` need a CUDA device. The probe runs once: it loads the
 driver, initializes it and counts devices. Where that fails, every ``gpu``
 test is skipped with the probe's reason, so a CPU-only CI run says why.
 """
+import os
+import shutil
+import subprocess
+
 import pytest
 
 _probe = None
@@ -39,3 +43,20 @@ def context():
     """The primary context of device 0 (or ``CUDA_DEVICE``), made current."""
     import gpuarr.autoinit
     return gpuarr.autoinit.context
+
+
+@pytest.fixture(scope="session")
+def fake_lib(tmp_path_factory):
+    """Path of the fake libcuda of ``tests/fake_cuda`` (for CPU tests of the
+    driver and array layers), built once; skips when there is no C compiler."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
+        or shutil.which("clang")
+    if not cc:
+        pytest.skip("no C compiler (cc, gcc or clang) to build the fake libcuda")
+    out = tmp_path_factory.mktemp("fake_cuda") / "libcuda.so.1"
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "fake_cuda", "fake_libcuda.c")
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), src,
+                        "-lpthread"], capture_output=True, text=True)
+    assert r.returncode == 0, "building the fake libcuda failed:\n" + r.stderr
+    return str(out)

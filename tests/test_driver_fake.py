@@ -11,7 +11,6 @@ interpreter with ``GPUARR_LIBCUDA`` naming the fake; the scenario asserts
 inside that process and prints DONE at the end.
 """
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,19 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE_DIR = os.path.join(HERE, "fake_cuda")
 
 
-@pytest.fixture(scope="session")
-def fake_lib(tmp_path_factory):
-    """Build the fake driver once; skip when there is no C compiler."""
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
-        or shutil.which("clang")
-    if not cc:
-        pytest.skip("no C compiler (cc, gcc or clang) to build the fake libcuda")
-    out = tmp_path_factory.mktemp("fake_cuda") / "libcuda.so.1"
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                        os.path.join(FAKE_DIR, "fake_libcuda.c"), "-lpthread"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, "building the fake libcuda failed:\n" + r.stderr
-    return str(out)
 
 
 PRELUDE = """\

@@ -16,13 +16,10 @@ cubin fails there) and, through counting wrappers put around the
 ``gpuarr.driver`` functions the array layer calls, which transfers ran.
 """
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
-
-import pytest
 
 from _util import CHILD_CWD, child_env
 
@@ -30,19 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE_DIR = os.path.join(HERE, "fake_cuda")
 
 
-@pytest.fixture(scope="session")
-def fake_lib(tmp_path_factory):
-    """Build the fake driver once; skip when there is no C compiler."""
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
-        or shutil.which("clang")
-    if not cc:
-        pytest.skip("no C compiler (cc, gcc or clang) to build the fake libcuda")
-    out = tmp_path_factory.mktemp("fake_cuda_arrays") / "libcuda.so.1"
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                        os.path.join(FAKE_DIR, "fake_libcuda.c"), "-lpthread"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, "building the fake libcuda failed:\n" + r.stderr
-    return str(out)
 
 
 PRELUDE = """\
