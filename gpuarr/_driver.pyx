@@ -267,25 +267,6 @@ cdef void _release_failed(str what, CUresult r) noexcept:
         pass
 
 
-ctypedef CUresult (*_destroy_fn)(void*) noexcept nogil
-
-
-cdef void _release_handle(Context ctx, str what, _destroy_fn destroy,
-                          void* handle) noexcept:
-    """Destroy a stream, event or module handle in its own context, from a
-    destructor: never raises; a failure is a ResourceWarning."""
-    cdef bint pushed = False
-    cdef CUresult r
-    if handle == NULL or not _release_ok(ctx, what):
-        return
-    r = _push_if_needed(ctx.ctx, &pushed)
-    if r == CUDA_SUCCESS:
-        r = destroy(handle)
-        _pop_if_pushed(pushed)
-    if r != CUDA_SUCCESS:
-        _release_failed(what, r)
-
-
 cdef CUresult _push_if_needed(CUcontext c, bint* pushed) noexcept nogil:
     cdef CUcontext cur = NULL
     cdef CUresult r = api.cuCtxGetCurrent(&cur)
@@ -1236,8 +1217,17 @@ cdef class Stream:
         return "<gpuarr.driver.Stream 0x%x>" % <uintptr_t>self.stream
 
     def __dealloc__(self):
-        _release_handle(self.context, "stream", api.cuStreamDestroy, self.stream)
+        cdef bint pushed = False
+        cdef CUresult r
+        if self.stream == NULL or not _release_ok(self.context, "stream"):
+            return
+        r = _push_if_needed(self.context.ctx, &pushed)
+        if r == CUDA_SUCCESS:
+            r = api.cuStreamDestroy(self.stream)
+            _pop_if_pushed(pushed)
         self.stream = NULL
+        if r != CUDA_SUCCESS:
+            _release_failed("stream", r)
 
 
 cdef class Event:
@@ -1286,9 +1276,6 @@ cdef class Event:
         check(api.cuEventElapsedTime(&ms, start.event, self.event), "cuEventElapsedTime")
         return ms
 
-    def __repr__(self):
-        return "<gpuarr.driver.Event 0x%x>" % <uintptr_t>self.event
-
     def time_till(self, Event end not None):
         """Milliseconds from this event to ``end`` (``cuEventElapsedTime``)."""
         cdef float ms = 0
@@ -1296,8 +1283,17 @@ cdef class Event:
         return ms
 
     def __dealloc__(self):
-        _release_handle(self.context, "event", api.cuEventDestroy, self.event)
+        cdef bint pushed = False
+        cdef CUresult r
+        if self.event == NULL or not _release_ok(self.context, "event"):
+            return
+        r = _push_if_needed(self.context.ctx, &pushed)
+        if r == CUDA_SUCCESS:
+            r = api.cuEventDestroy(self.event)
+            _pop_if_pushed(pushed)
         self.event = NULL
+        if r != CUDA_SUCCESS:
+            _release_failed("event", r)
 
 
 # ---------------------------------------------------------------------------
@@ -1346,8 +1342,17 @@ cdef class Module:
         return (p, n)
 
     def __dealloc__(self):
-        _release_handle(self.context, "module", api.cuModuleUnload, self.module)
+        cdef bint pushed = False
+        cdef CUresult r
+        if self.module == NULL or not _release_ok(self.context, "module"):
+            return
+        r = _push_if_needed(self.context.ctx, &pushed)
+        if r == CUDA_SUCCESS:
+            r = api.cuModuleUnload(self.module)
+            _pop_if_pushed(pushed)
         self.module = NULL
+        if r != CUDA_SUCCESS:
+            _release_failed("module", r)
 
 
 def module_from_buffer(buffer, options=None, message_handler=None):

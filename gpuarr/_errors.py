@@ -192,12 +192,3 @@ def make_error(code, call, description=None, detail=None):
         msg += "\n" + detail
     return error_class(code)(msg, code=code, name=name,
                              description=description, call=call)
-
-
-# Tracebacks and reprs show the public home of these classes, where the
-# documentation names them (pickling finds them there too).
-for _cls in (Error, LogicError, LaunchError, MemoryError, RuntimeError,
-             DriverNotFoundError, InvalidContextError, NotSupportedError,
-             CompileError):
-    _cls.__module__ = "gpuarr.driver"
-del _cls
