@@ -341,16 +341,30 @@ def test_huge_allocation_is_memory_error(drv):
 
 
 def test_alloc_free_cycles_return_memory(drv):
+    """Freed and collected allocations give their memory back to the device.
+
+    ``cuMemGetInfo`` counts the whole device, so when other processes use the
+    GPU at the same time (pytest-xdist workers) the figure moves for reasons
+    of theirs. Run alone, the free memory must come back exactly; beside
+    other workers, each allocation is at least 32 MiB so that leaking the
+    2000 collected ones (over 64 GiB) cannot hide in their noise (a few of
+    their arrays of 2**31 elements, under 32 GiB).
+    """
+    alone = "PYTEST_XDIST_WORKER" not in os.environ
     drv.Context.synchronize()
     before = drv.mem_get_info()[0]
-    for i in range(10000):
-        a = drv.mem_alloc(1 << (i % 20) + 1)
+    for i in range(4000):
+        a = drv.mem_alloc((32 << 20) + (1 << (i % 20)) + i)
         if i % 2:
             a.free()
             a.free()
         del a
     drv.Context.synchronize()
-    assert drv.mem_get_info()[0] == before
+    after = drv.mem_get_info()[0]
+    if alone:
+        assert after == before
+    else:
+        assert before - after < (32 << 30), (before, after)
 
 
 def test_async_allocation(drv):

@@ -583,7 +583,7 @@ def test_inplace_operators(name, dtype):
     ptr = d.ptr
     d2 = ours(iop, d, gpuarr.to_gpu(b))
     assert d2 is d and d.ptr == ptr
-    check(d, want)
+    check(d, want, name == "power")
     # in place into a strided view, with a broadcast operand
     a2, b2 = operands_for(name, dtype, (6, 8))
     d = gpuarr.to_gpu(a2)
@@ -592,7 +592,7 @@ def test_inplace_operators(name, dtype):
     want2 = a2.copy()
     w = want2[::2, ::-1]
     numpy_or_error(iop, w, b2[0, :])
-    check(d, want2)
+    check(d, want2, name == "power")
 
 
 def test_inplace_casting_errors():
