@@ -2,9 +2,9 @@
 look-back) and axis scans of an 8192 x 8192 float32 matrix, beside
 ``cupy.cumsum`` and ``torch.cumsum``.  GB/s count the bytes read plus the
 bytes written (higher is better); the copy ceiling on an H200 is about
-4.2 TB/s.  The look-back cases run with both kernels: the default v2
-(persistent blocks) and, in rows marked "v1", the block-per-tile kernel
-kept as the fallback (``GPUARR_SCAN_IMPL=v1``)."""
+4.2 TB/s.  The look-back cases run with every kernel: the first row of a
+case with the default (``gpuarr.scan.IMPL``, named in the label), the
+row marked "v1" or "v3" with the other."""
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
@@ -26,7 +26,13 @@ def _with_impl(impl, fn):
         scan.IMPL = old
 
 
-def _case(label, host, axis, others_fn, impls=("v2", "v1")):
+def _impls():
+    """The default kernel first, then the others."""
+    from gpuarr import scan
+    return [scan.IMPL] + [i for i in ("v1", "v3") if i != scan.IMPL]
+
+
+def _case(label, host, axis, others_fn, impls=None):
     import gpuarr.gpuarray as ga
     from gpuarr.cumulative import cumsum
 
@@ -35,12 +41,12 @@ def _case(label, host, axis, others_fn, impls=("v2", "v1")):
                    host.dtype)
     nbytes = 2 * host.nbytes
     others = None
-    for impl in impls:
+    for impl in impls or _impls():
         ms = _with_impl(impl, lambda: event_median_ms(
             lambda: cumsum(a, axis=axis, out=out), gpuarr_events()))
         if others is None:
             others = others_fn(host, axis, nbytes)
-            add_row(label, "GB/s", _rate(nbytes, ms), others, nbytes,
+            add_row("%s, default %s" % (label, impl), "GB/s", _rate(nbytes, ms), others, nbytes,
                     better="higher")
         else:
             add_row("%s %s" % (label, impl), "GB/s", _rate(nbytes, ms), {},
@@ -87,17 +93,15 @@ def run():
     mat = flat.reshape(8192, 8192)
     _case("cumsum f32 8192x8192 axis=1 (rows)", mat, 1, _others)
     _case("cumsum f32 8192x8192 axis=0 (columns)", mat, 0, _others,
-          impls=("v2",))
+          impls=("v1",))
     ints = rng.integers(0, 4, 2 ** 26).astype(np.int32)
     import gpuarr.gpuarray as ga
     from gpuarr.cumulative import cumsum
     a = ga.to_gpu(ints)
     out = ga.empty((ints.size,), np.int64)
     nbytes = ints.nbytes + out.nbytes
-    ms = _with_impl("v2", lambda: event_median_ms(
-        lambda: cumsum(a, out=out), gpuarr_events()))
-    ms1 = _with_impl("v1", lambda: event_median_ms(
-        lambda: cumsum(a, out=out), gpuarr_events()))
+    ms = {impl: _with_impl(impl, lambda: event_median_ms(
+        lambda: cumsum(a, out=out), gpuarr_events())) for impl in _impls()}
     others = {}
     cp = try_import("cupy")
     if cp is not None:
@@ -111,10 +115,12 @@ def run():
         o = torch.empty(ints.size, dtype=torch.int64, device="cuda")
         others["PyTorch"] = _rate(nbytes, event_median_ms(
             lambda: torch.cumsum(x, dim=0, out=o), torch_events()))
-    add_row("cumsum i32->i64 2**26 (flat)", "GB/s", _rate(nbytes, ms), others,
-            nbytes, better="higher")
-    add_row("cumsum i32->i64 2**26 (flat) v1", "GB/s", _rate(nbytes, ms1), {},
-            nbytes, better="higher")
+    for k, impl in enumerate(_impls()):
+        label = "cumsum i32->i64 2**26 (flat)"
+        label = "%s, default %s" % (label, impl) if k == 0 else \
+            "%s %s" % (label, impl)
+        add_row(label, "GB/s", _rate(nbytes, ms[impl]), others if k == 0
+                else {}, nbytes, better="higher")
 
 
 if __name__ == "__main__":

@@ -190,7 +190,7 @@ def _accumulate(op, a, axis, dtype, out, stream):
         _scan.run_scan(src.ptr, src.dtype, res.ptr, res_dt, n, expr, loop,
                        neutral=neutral,
                        row_len=None if outer == 1 else length,
-                       stream=stream)
+                       stream=stream, commutative=True)
     elif outer * inner >= _COLUMN_MIN or length <= _COLUMN_SHORT:
         isz = src.dtype.itemsize
         so = _merged(src.shape[:ax], [s // isz for s in src.strides[:ax]])
@@ -209,7 +209,8 @@ def _accumulate(op, a, axis, dtype, out, stream):
         t_in = _contiguous_copy(moved, stream)
         t_out = empty(t_in.shape, res_dt)
         _scan.run_scan(t_in.ptr, t_in.dtype, t_out.ptr, res_dt, n, expr,
-                       loop, neutral=neutral, row_len=length, stream=stream)
+                       loop, neutral=neutral, row_len=length, stream=stream,
+                       commutative=True)
         inv = [0] * len(perm)
         for k, p in enumerate(perm):
             inv[p] = k

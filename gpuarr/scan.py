@@ -12,7 +12,11 @@ Two kernels, both rendered from ``kernels/scan.cu.mako``:
     vector loads where aligned), scans it in registers and with warp
     shuffles, publishes its aggregate in a per-tile descriptor, looks back
     over its predecessors' descriptors for its exclusive prefix, publishes
-    its inclusive prefix and writes its results.  With ``row_len`` the data
+    its inclusive prefix and writes its results.  Two implementations:
+    ``v1``, a block per tile, and ``v3`` (sm_90, the default there),
+    persistent blocks whose warps split the work into a pipeline (load by
+    TMA into shared memory, reduce, look back, scan and store) so that
+    several tiles are in flight an SM.  With ``row_len`` the data
     is a sequence of rows of ``row_len`` elements scanned independently
     (a segmented scan with heads at row starts); rows of any length, from
     1 element to the whole array, run at the same speed.
@@ -47,22 +51,26 @@ _F4 = np.dtype(np.float32)
 _ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
 _LOOKBACK = 4        # descriptors per lane per look-back step (128 tiles);
                      # 2 for unpacked descriptors (more registers each)
-_IMPLS = ("v1", "v2")
+_IMPLS = ("v1", "v3")   # v2 (persistent, L2 prefetch) lost to both: removed
+_V3_SMEM = 192 * 1024  # bytes of staged input a v3 block aims at
+_V3_BLOCK = 256       # v3's consumer threads
+_V3_WORDS = 48        # v3: accumulator words a consumer thread holds
+_V3_ROLE_WARPS = 5    # v3: a producer, two aggregator, two look-back warps
 
 
 def _env_impl():
-    v = os.environ.get("GPUARR_SCAN_IMPL", "v1").strip().lower() or "v1"
+    v = os.environ.get("GPUARR_SCAN_IMPL", "v3").strip().lower() or "v3"
     if v not in _IMPLS:
         raise ValueError("GPUARR_SCAN_IMPL must be one of %s, not %r"
                          % ("/".join(_IMPLS), v))
     return v
 
 
-#: The look-back kernel used by default: ``"v1"`` (a block per tile) or
-#: ``"v2"`` (persistent blocks, the next tile prefetched into L2 during the
-#: look-back).  Both pass the GPU suite; on the H200 (run 7) v1 was faster
-#: for flat scans (2203 vs 1844 GB/s for float32, 1588 vs 1188 for
-#: int32->int64) and v2 for row scans (2623 vs 2474), so v1 is the default.
+#: The look-back kernel used by default: ``"v3"`` (persistent blocks with
+#: warp roles and TMA staging; where the device is older than sm_90 or an
+#: array is not 16-byte aligned, v1 runs instead) or ``"v1"`` (a block per
+#: tile).  On the H200 v3 ran flat float32 scans at about 2800 GB/s against
+#: v1's 2350, int32->int64 at 2580 against 1600, rows at par (NOTES.md).
 #: Set by the environment variable ``GPUARR_SCAN_IMPL`` at import, or assign
 #: ``gpuarr.scan.IMPL`` at run time.
 try:
@@ -71,7 +79,7 @@ except ValueError:
     # a bad setting must not break ``import gpuarr``: it is refused (with
     # the same message) when a scan kernel is first built
     IMPL = os.environ.get("GPUARR_SCAN_IMPL")
-_V2_MAX_GRID = None  # tests: cap v2's grid (None: the resident blocks)
+_MAX_BLOCKS = None  # tests: cap v3's grid (None: one block an SM)
 
 
 def _check_impl(impl):
@@ -91,7 +99,7 @@ def _acc_dtype(loop_dtype):
     return _F4 if loop_dtype == _F2 else loop_dtype
 
 
-def layout(in_dtype, out_dtype, loop_dtype=None):
+def layout(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
     """``(vec, rows)`` of the look-back kernel for these dtypes.
 
     Parameters
@@ -111,6 +119,9 @@ def layout(in_dtype, out_dtype, loop_dtype=None):
         (for accumulators up to 8 bytes; never fewer rows than 4, or than
         32 elements a lane), which keeps the kernel within 64 registers: 4
         blocks per SM and 24 KB (float32) per block in flight.
+        ``impl="v3"`` (one block an SM, registers to spare) aims at 32
+        accumulator words a thread instead, up to 16 rows: 8192 float32
+        elements a tile.
     """
     i_dt, o_dt = np.dtype(in_dtype), np.dtype(out_dtype)
     isz = max(i_dt.itemsize, o_dt.itemsize)
@@ -118,6 +129,10 @@ def layout(in_dtype, out_dtype, loop_dtype=None):
         loop_dtype = i_dt if i_dt.itemsize >= o_dt.itemsize else o_dt
     acc_isz = _acc_dtype(np.dtype(loop_dtype)).itemsize
     vec = max(1, 16 // isz)
+    if impl == "v3":
+        words = vec * -(-acc_isz // 4)
+        budget = _V3_WORDS if acc_isz < 16 else 32   # complex128 spills
+        return vec, max(1, min(16, budget // words))
     rows = max(1, min(4, 32 // vec))
     if acc_isz <= 8:
         words = vec * -(-acc_isz // 4)
@@ -130,10 +145,30 @@ def _min_blocks(acc_dt):
     return 4 if acc_dt.itemsize <= 8 else 2
 
 
-def tile_size(in_dtype, out_dtype, loop_dtype=None):
+def tile_size(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
     """Elements per tile (one block's share) of the look-back kernel."""
-    vec, rows = layout(in_dtype, out_dtype, loop_dtype)
-    return _BLOCK * vec * rows
+    vec, rows = layout(in_dtype, out_dtype, loop_dtype, impl)
+    return _block(impl) * vec * rows
+
+
+def _block(impl):
+    """Threads of a block that share a tile (v3: its consumer warps)."""
+    return _V3_BLOCK if impl == "v3" else _BLOCK
+
+
+def v3_stages(in_dtype, out_dtype, loop_dtype=None):
+    """Tiles of input a v3 block stages in shared memory: even, 2 to 8.
+
+    Even, because v3's aggregator and look-back warps take alternate
+    rounds: with an even count, round ``k`` and round ``k - stages`` (the
+    same stage's previous use) fall to the same warp, so each warp waits on
+    every phase of its stages' mbarriers in order.  With an odd count a
+    warp could wait on a phase two ahead of the one completing, which a
+    parity wait reads as already complete.
+    """
+    tile_bytes = tile_size(in_dtype, out_dtype, loop_dtype, "v3") * \
+        np.dtype(in_dtype).itemsize
+    return max(2, min(8, _V3_SMEM // tile_bytes)) & ~1
 
 
 def builtin_operator(name, loop_dtype):
@@ -177,7 +212,7 @@ def _exprs(in_dt, out_dt, loop_dt):
 
 def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                 exclusive=False, seg=False, aligned=True, preamble="",
-                name="gpuarr_scan", impl=None):
+                name="gpuarr_scan", impl=None, commutative=False):
     """Render one scan kernel (no GPU needed).
 
     Parameters
@@ -198,10 +233,15 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
         Source placed before the kernel.
     name : str
         The kernel's name.
-    impl : {"v1", "v2"}, optional
-        The look-back kernel (default :data:`IMPL`).  ``v2`` takes one more
-        argument, the tile count, and is launched with at most the resident
-        blocks (see :func:`run_scan`).
+    impl : {"v1", "v3"}, optional
+        The look-back kernel (default :data:`IMPL`).  ``v3`` takes one more
+        argument, the tile count, and is launched with at most one block an
+        SM (see :func:`run_scan`); it needs sm_90, a block of ``256 + 160``
+        threads and :func:`v3_stages` tiles of dynamic shared memory, and
+        is always rendered for 16-byte aligned arrays.
+    commutative : bool
+        ``scan_expr`` is also commutative (the built-in operators): v3's
+        aggregators may then fold in any order.  Other kernels ignore it.
 
     Returns
     -------
@@ -213,18 +253,23 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                               np.dtype(loop_dtype))
     acc_dt = _acc_dtype(loop_dt)
     load, store = _exprs(in_dt, out_dt, loop_dt)
-    vec, rows = layout(in_dt, out_dt, loop_dt)
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
     impl = _check_impl(impl)
+    if impl == "v3":
+        aligned = True   # v3 runs only on 16-byte aligned arrays
+    vec, rows = layout(in_dt, out_dt, loop_dt, impl)
     return render(
         "scan.cu.mako", name=name, kind=kind, impl=impl,
         in_t=_dtypes.ctype(in_dt), out_t=_dtypes.ctype(out_dt),
         acc_t=_dtypes.ctype(acc_dt), load=load, store=store,
         scan_expr=scan_expr, neutral="" if neutral is None else neutral,
         exclusive=bool(exclusive), preamble=preamble,
-        block=_BLOCK if kind == "lookback" else _COL_BLOCK, vec=vec, rows=rows,
+        commutative=bool(commutative),
+        block=_block(impl) if kind == "lookback" else _COL_BLOCK,
+        vec=vec, rows=rows,
         aligned=bool(aligned), seg=bool(seg), packed=acc_dt.itemsize <= 4,
+        stages=v3_stages(in_dt, out_dt, loop_dt),
         lookback=_LOOKBACK if acc_dt.itemsize <= 4 else _LOOKBACK // 2,
         min_blocks=_min_blocks(acc_dt))
 
@@ -268,12 +313,14 @@ def _state():
     return st
 
 
-def _kernel(kernels, key, kind, name, render_args, options, impl="v1"):
+def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
+            commutative=False):
     hit = kernels.get(key)
     if hit is not None:
         return hit
     from .compiler import SourceModule
-    src = scan_source(kind, *render_args, name=name, impl=impl)
+    src = scan_source(kind, *render_args, name=name, impl=impl,
+                      commutative=commutative)
     mod = SourceModule(src, options=options, no_extern_c=True)
     fn = mod.get_function(name)
     if kind != "lookback":
@@ -282,40 +329,35 @@ def _kernel(kernels, key, kind, name, render_args, options, impl="v1"):
     elif impl == "v1":
         fn.prepare("PPQQP")
         kernels[key] = (fn, mod, 0)
-    else:
+    elif impl == "v3":
         fn.prepare("PPQQPI")
-        kernels[key] = (fn, mod, _resident_blocks(fn))
+        in_dt, out_dt, loop_dt = render_args[:3]
+        smem = (tile_size(in_dt, out_dt, loop_dt, "v3") * in_dt.itemsize
+                * v3_stages(in_dt, out_dt, loop_dt))
+        from ._enums import function_attribute as fa
+        fn.set_attribute(fa.MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+        sms = _device_attr("MULTIPROCESSOR_COUNT", 132)
+        kernels[key] = (fn, mod, sms, smem)
     return kernels[key]
 
 
-def resident_grid(num_sms, regs, block=_BLOCK, max_threads_sm=2048,
-                  regs_sm=65536, max_blocks_sm=32):
-    """Blocks of ``block`` threads using ``regs`` registers a thread that
-    fit on ``num_sms`` SMs at once (register allocation in 256-register
-    warp units; the scan's static shared memory is under 1 KB a block and
-    never the limit).  At least one block."""
-    per_warp = -(-max(int(regs), 1) * 32 // 256) * 256
-    warps = -(-int(block) // 32)
-    by_regs = regs_sm // (per_warp * warps)
-    per_sm = max(1, min(max_threads_sm // int(block), by_regs, max_blocks_sm))
-    return max(1, int(num_sms)) * per_sm
-
-
-def _resident_blocks(fn):
-    """The v2 kernel's grid: the blocks that are resident at once."""
-    drv = _drv()
+def _device_attr(name, default):
+    """A ``device_attribute`` of the current device (``default`` if the
+    query fails)."""
     try:
-        from ._enums import device_attribute as da, function_attribute as fa
-        dev = drv.Context.get_device()
-        sms = dev.get_attribute(da.MULTIPROCESSOR_COUNT)
-        tsm = dev.get_attribute(da.MAX_THREADS_PER_MULTIPROCESSOR)
-        rsm = dev.get_attribute(da.MAX_REGISTERS_PER_MULTIPROCESSOR)
-        regs = fn.get_attribute(fa.NUM_REGS)
-        return resident_grid(sms, regs, _BLOCK, tsm, rsm)
+        from ._enums import device_attribute as da
+        return _drv().Context.get_device().get_attribute(getattr(da, name))
     except Exception:
-        # any grid is correct (tiles are taken in start order); this one
-        # is what __launch_bounds__ guarantees on a 132-SM H100/H200
-        return 132 * 4
+        return default
+
+
+def _v3_ok(kernels, in_ptr, out_ptr):
+    """v3 runs here: sm_90 or newer (TMA, mbarrier transaction counts) and
+    both arrays 16-byte aligned; otherwise v1 runs instead."""
+    cc = kernels.get("cc")
+    if cc is None:
+        cc = kernels["cc"] = _device_attr("COMPUTE_CAPABILITY_MAJOR", 0)
+    return cc >= 9 and in_ptr % 16 == 0 and out_ptr % 16 == 0
 
 
 def _scratch(scratches, stream, nbytes):
@@ -343,7 +385,8 @@ def _scratch(scratches, stream, nbytes):
 
 def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
              neutral=None, exclusive=False, row_len=None, preamble="",
-             options=None, name="gpuarr_scan", stream=None, impl=None):
+             options=None, name="gpuarr_scan", stream=None, impl=None,
+             commutative=False):
     """Scan ``n`` contiguous elements (one pass, decoupled look-back).
 
     Parameters
@@ -370,10 +413,13 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     name : str
         Kernel name.
     stream : gpuarr.driver.Stream, optional
-    impl : {"v1", "v2"}, optional
+    impl : {"v1", "v3"}, optional
         The look-back kernel (default :data:`IMPL`): ``v1`` launches a
-        block per tile, ``v2`` ``min(tiles, resident blocks)`` persistent
-        blocks.
+        block per tile, ``v3`` ``min(tiles, SMs)`` persistent blocks with the
+        input staged by TMA (sm_90 and 16-byte aligned arrays; v1 runs
+        where these do not hold).
+    commutative : bool
+        ``scan_expr`` is commutative as well (see :func:`scan_source`).
 
     Raises
     ------
@@ -393,22 +439,26 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
         if row_len <= 0 or n % row_len:
             raise ValueError("row_len %d does not divide %d elements"
                              % (row_len, n))
-    vec, rows = layout(in_dt, out_dt, loop_dt)
-    tile = _BLOCK * vec * rows
+    kernels, scratches = _state()
+    if impl == "v3" and not _v3_ok(kernels, in_ptr, out_ptr):
+        impl = "v1"
+    vec, rows = layout(in_dt, out_dt, loop_dt, impl)
+    tile = _block(impl) * vec * rows
     ntiles = -(-n // tile)
     if ntiles > _MAX_GRID:
         raise ValueError("%d elements are more than one scan can handle" % n)
     aligned = (in_ptr % (vec * in_dt.itemsize) == 0
                and out_ptr % (vec * out_dt.itemsize) == 0)
-    kernels, scratches = _state()
     key = ("lookback", in_dt, out_dt, loop_dt, scan_expr, neutral,
            bool(exclusive), seg, aligned, preamble,
-           tuple(options) if options else None, name, impl)
+           tuple(options) if options else None, name, impl,
+           bool(commutative) and impl == "v3")
     ent = kernels.get(key)
     if ent is None:
         ent = _kernel(kernels, key, "lookback", name,
                       (in_dt, out_dt, loop_dt, scan_expr, neutral, exclusive,
-                       seg, aligned, preamble), options, impl)
+                       seg, aligned, preamble), options, impl,
+                      bool(commutative))
     fn = ent[0]
     acc_isz = _acc_dtype(loop_dt).itemsize
     if acc_isz <= 4:
@@ -423,12 +473,14 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     if impl == "v1":
         fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream,
                                in_ptr, out_ptr, n, row_len if seg else n, buf)
-    else:
+    elif impl == "v3":
         grid = min(ntiles, ent[2])
-        if _V2_MAX_GRID is not None:
-            grid = max(1, min(grid, int(_V2_MAX_GRID)))
-        fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream, in_ptr,
-                               out_ptr, n, row_len if seg else n, buf, ntiles)
+        if _MAX_BLOCKS is not None:
+            grid = max(1, min(grid, int(_MAX_BLOCKS)))
+        fn.prepared_async_call((grid, 1, 1),
+                               (_V3_BLOCK + 32 * _V3_ROLE_WARPS, 1, 1), stream,
+                               in_ptr, out_ptr, n, row_len if seg else n, buf,
+                               ntiles, shared_size=ent[3])
 
 
 def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,

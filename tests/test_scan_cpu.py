@@ -84,7 +84,7 @@ def test_packed_descriptor_choice():
 # sha256 (first 32 hex digits) of the v1 kernel source from its
 # "typedef <in> ga_in_t;" line on (what scan.cu.mako renders, without the
 # shared common.cu.mako types), as validated on the H200 in commit fec1760:
-# v1 is the fallback if v2 fails, so it must not drift.
+# v1 is the fallback where v3 cannot run, so it must not drift.
 V1_DIGESTS = {
     ("f4", "f4", "f4", False, False, True): "c93ceb937b6e30dab8eaffccfabec1a6",
     ("f4", "f4", "f4", True, True, False): "fdaf05e2db20c0c3070f9cef09577ec6",
@@ -105,56 +105,66 @@ def test_v1_source_is_the_validated_one(args):
 
 
 def test_impl_selection():
-    assert scan.IMPL in ("v1", "v2")
+    assert scan.IMPL in ("v1", "v3")
     if not os.environ.get("GPUARR_SCAN_IMPL"):
-        assert scan.IMPL == "v1"      # the faster one on the H200 (run 7)
+        assert scan.IMPL == "v3"      # the faster one on the H200
     a = ("lookback", "f4", "f4", "f4", "a + b", "0")
     v1 = scan.scan_source(*a, impl="v1")
-    v2 = scan.scan_source(*a, impl="v2")
-    assert v1 != v2
-    assert "unsigned int ntiles)" in v2 and "while (tile < ntiles)" in v2
-    assert "unsigned int ntiles)" not in v1 and "gridDim.x" not in v2
-    assert "cp.async.bulk.prefetch.L2.global" in v2
-    assert "prefetch" not in v1
+    v3 = scan.scan_source(*a, impl="v3")
+    assert "unsigned int ntiles)" in v3 and "unsigned int ntiles)" not in v1
+    assert "cp.async.bulk.shared::cluster.global" in v3
+    assert "mbarrier.try_wait.parity" in v3 and "mbarrier" not in v1
     # the default follows the module constant at call time
     old = scan.IMPL
     try:
         scan.IMPL = "v1"
         assert scan.scan_source(*a) == v1
-        scan.IMPL = "v2"
-        assert scan.scan_source(*a) == v2
+        scan.IMPL = "v3"
+        assert scan.scan_source(*a) == v3
     finally:
         scan.IMPL = old
-    with pytest.raises(ValueError):
-        scan.scan_source(*a, impl="v3")
+    for bad in ("v2", "v4"):
+        with pytest.raises(ValueError):
+            scan.scan_source(*a, impl=bad)
     # columns ignore the choice
     c = ("columns", "f4", "f4", "f4", "a + b", "0")
-    assert scan.scan_source(*c, impl="v1") == scan.scan_source(*c, impl="v2")
+    assert scan.scan_source(*c, impl="v1") == scan.scan_source(*c, impl="v3")
+
+
+def test_v3_layout_and_stages():
+    """v3's tiles are a multiple of 16 bytes (TMA), its stage count is even
+    (alternate rounds keep to their stages) and fits in shared memory."""
+    for dt in ["?", "i1", "u2", "f2", "i4", "f4", "i8", "f8", "c8", "c16"]:
+        for out in {dt, "i8", "f8"}:
+            tile = scan.tile_size(dt, out, None, "v3")
+            isz = np.dtype(dt).itemsize
+            st = scan.v3_stages(dt, out)
+            assert (tile * isz) % 16 == 0
+            assert st % 2 == 0 and 2 <= st <= 8
+            assert tile * isz * st <= 227 * 1024
+    assert scan.tile_size("f4", "f4", None, "v3") == 12288
+    assert scan.v3_stages("f4", "f4") == 4
+    src = scan.scan_source("lookback", "f4", "f4", "f4", "a + b", "0",
+                           impl="v3")
+    assert 'static_assert(4 % 2 == 0' in src
 
 
 def test_impl_from_environment(monkeypatch):
     monkeypatch.setenv("GPUARR_SCAN_IMPL", "v1")
     assert scan._env_impl() == "v1"
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", " V2 ")
-    assert scan._env_impl() == "v2"
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", " V3 ")
+    assert scan._env_impl() == "v3"
     monkeypatch.setenv("GPUARR_SCAN_IMPL", "")
-    assert scan._env_impl() == "v1"
+    assert scan._env_impl() == "v3"
+    monkeypatch.setenv("GPUARR_SCAN_IMPL", "v2")     # removed
+    with pytest.raises(ValueError):
+        scan._env_impl()
     monkeypatch.setenv("GPUARR_SCAN_IMPL", "fast")
     with pytest.raises(ValueError):
         scan._env_impl()
 
 
-def test_resident_grid():
-    # H200: 132 SMs, 2048 threads and 64K registers an SM
-    assert scan.resident_grid(132, 64) == 528          # 4 blocks an SM
-    assert scan.resident_grid(132, 80) == 396          # 3
-    assert scan.resident_grid(132, 65) == 396          # 72 allocated: 3
-    assert scan.resident_grid(132, 32) == 1056         # thread limit: 8
-    assert scan.resident_grid(132, 255) == 132         # never 0 an SM
-    assert scan.resident_grid(0, 64) == 4
-
-
-IMPLS = ["v1", "v2"]
+IMPLS = ["v1", "v3"]
 
 
 @needs_compiler

@@ -20,9 +20,11 @@ RNG = np.random.default_rng(1234)
 SIZES = sorted({0, 1, 2, 3, 31, 32, 33} | {
     2 ** k + d for k in (5, 8, 10, 12, 13, 14, 16, 20) for d in (-1, 0, 1)}
     | {4096 * 37 + 5, 3 * 10 ** 6 + 7}
-    # tile boundaries of the current layouts (6144 float32/int32, 3072
-    # 8-byte accumulators) and more than one look-back window of tiles
-    | {t * k + d for t in (3072, 6144) for k in (1, 2, 129) for d in (-1, 0, 1)})
+    # tile boundaries of the current layouts (v1: 6144 float32/int32, 3072
+    # 8-byte accumulators; v3: 12288 and 6144) and more than one look-back
+    # window of tiles
+    | {t * k + d for t in (3072, 6144, 12288) for k in (1, 2, 129)
+       for d in (-1, 0, 1)})
 
 
 @pytest.fixture(autouse=True)
@@ -30,11 +32,12 @@ def _ctx(context):
     yield
 
 
-@pytest.fixture(autouse=True, params=["v1", "v2"])
+@pytest.fixture(autouse=True, params=["v1", "v3"])
 def impl(request):
-    """Every test runs with both look-back kernels: v1 (a block per tile,
-    validated in fec1760) and v2 (persistent blocks, L2 prefetch); the ids
-    [v1]/[v2] tell which one fails (GPUARR_SCAN_IMPL=v1 selects v1)."""
+    """Every test runs with each look-back kernel: v1 (a block per tile,
+    validated in fec1760) and v3 (persistent blocks, warp roles, input
+    staged by TMA; v1 runs instead on unaligned arrays); the ids [v1]/[v3]
+    tell which one fails."""
     old = scan.IMPL
     scan.IMPL = request.param
     yield request.param
@@ -250,11 +253,11 @@ def test_race_repeated_big_scans_identical():
 @pytest.mark.parametrize("grid", [1, 2, 7, None])
 @pytest.mark.parametrize("case", ["i4", "i4->i8", "f8", "rows", "excl"])
 def test_many_tiles_per_block(case, grid, impl, monkeypatch):
-    """More tiles than blocks: v2's loop (a next tile id per iteration,
-    the L2 prefetch, shared-memory reuse across iterations) with grids
-    capped at 1, 2 and 7 blocks and uncapped (~528 blocks, several
-    thousand tiles); v1 ignores the cap."""
-    monkeypatch.setattr(scan, "_V2_MAX_GRID", grid)
+    """More tiles than blocks: v3's loop (every stage of its pipeline and
+    every mbarrier phase reused many times) with grids capped at 1, 2 and 7
+    blocks and uncapped (132 blocks on an H200, several thousand tiles); v1
+    ignores the cap."""
+    monkeypatch.setattr(scan, "_MAX_BLOCKS", grid)
     big = grid is None
     if case == "i4":
         n = 6144 * (3000 if big else 50) + 5

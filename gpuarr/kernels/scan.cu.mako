@@ -23,6 +23,10 @@
 ##              slots per tile (aggregate, inclusive prefix)
 ##   lookback   descriptors each lane reads per look-back step
 ##   min_blocks resident blocks per SM asked of ptxas (__launch_bounds__)
+##   impl       "v1" (a block per tile) | "v3" (sm_90: persistent blocks
+##              with warp roles; `block` is then its consumer threads)
+##   stages     v3: tiles of input staged in shared memory (even)
+##   commutative  v3: scan_expr is commutative (aggregators fold any order)
 ## For "columns":
 ##   block      threads per block
 <%namespace name="common" file="common.cu.mako"/>\
@@ -47,6 +51,120 @@ static __device__ __forceinline__ ga_acc_t ga_scan_neutral() { return (ga_acc_t)
     TILE = block * vec * rows
     WSEG = 32 * vec * rows
 %>\
+<%def name="local_scan()">\
+        // ---- segment heads (row starts), one bit per element
+        unsigned int head[GA_R];
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) head[r] = 0u;
+        unsigned long long bmod = 0ull;
+        if (SEG) {
+            bmod = base % row_len;
+#pragma unroll
+            for (int r = 0; r < GA_R; ++r) {
+                const unsigned int o = (unsigned int)(woff + r * (32 * GA_V) + lane * GA_V);
+                unsigned long long p;
+                if (row_len >= GA_TILE) {
+                    p = bmod + o;
+                    if (p >= row_len) p -= row_len;
+                } else {
+                    p = ((unsigned int)bmod + o) % (unsigned int)row_len;
+                }
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) {
+                    if (p == 0ull) head[r] |= 1u << e;
+                    if (++p == row_len) p = 0ull;
+                }
+            }
+        }
+
+        // ---- thread-local then warp scans of each row; carry across rows
+        ga_acc_t wq[GA_R];          // this lane's prefix within the warp segment
+        unsigned int wq_have = 0u;  // bit r: wq[r] exists
+        unsigned int wq_flag = 0u;  // bit r: a head lies within wq[r]'s range
+        ga_acc_t carry;
+        bool carry_f = false;
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+#pragma unroll
+            for (int e = 1; e < GA_V; ++e) {
+                if (!(SEG && ((head[r] >> e) & 1u))) x[r][e] = ga_scan_op(x[r][e - 1], x[r][e]);
+            }
+            unsigned int hm = 0u;
+            int start = 0;
+            if (SEG) {
+                hm = __ballot_sync(GA_FULL, head[r] != 0u);
+                const unsigned int le = hm & (GA_FULL >> (31 - lane));
+                start = le ? 31 - __clz(le) : 0;
+            }
+            const ga_acc_t incl = ga_warp_scan(x[r][GA_V - 1], lane, start);
+            const ga_acc_t lex = ga_shfl_up(incl, 1u);
+            const ga_acc_t rtot = ga_shfl_idx(incl, 31);
+            const bool lexf = SEG && (hm & ((1u << lane) - 1u)) != 0u;
+            const bool rtf = SEG && hm != 0u;
+            if (lane > 0) {
+                wq[r] = (r > 0 && !lexf) ? ga_scan_op(carry, lex) : lex;
+                wq_have |= 1u << r;
+                if (lexf || (r > 0 && carry_f)) wq_flag |= 1u << r;
+            } else if (r > 0) {
+                wq[r] = carry;
+                wq_have |= 1u << r;
+                if (carry_f) wq_flag |= 1u << r;
+            }
+            carry = (r > 0 && !rtf) ? ga_scan_op(carry, rtot) : rtot;
+            carry_f = carry_f || rtf;
+        }
+</%def>\
+<%def name="results_and_stores(vector)">\
+        // ---- results and stores
+#pragma unroll
+        for (int r = 0; r < GA_R; ++r) {
+            ga_acc_t q;
+            bool q_have = true;
+            if ((wq_have >> r) & 1u) {
+                q = (bp_have && !((wq_flag >> r) & 1u)) ? ga_scan_op(bp, wq[r]) : wq[r];
+            } else if (bp_have) {
+                q = bp;
+            } else {
+                q_have = false;
+            }
+            ga_out_t res[GA_V];
+            bool open = q_have;
+% if exclusive:
+            ga_acc_t prev = q;
+            bool prev_have = q_have;
+% endif
+#pragma unroll
+            for (int e = 0; e < GA_V; ++e) {
+                const bool h = SEG && ((head[r] >> e) & 1u);
+                if (h) open = false;
+                const ga_acc_t v = open ? ga_scan_op(q, x[r][e]) : x[r][e];
+% if exclusive:
+                res[e] = ga_scan_store((h || !prev_have) ? ga_scan_neutral() : prev);
+                prev = v;
+                prev_have = true;
+% else:
+                res[e] = ga_scan_store(v);
+% endif
+            }
+            const int o = woff + r * (32 * GA_V) + lane * GA_V;
+            if (full) {
+% if vector:
+                ga_vec<ga_out_t, GA_V> w;
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) w.v[e] = res[e];
+                *reinterpret_cast<ga_vec<ga_out_t, GA_V> *>(dst + o) = w;
+% else:
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) dst[o + e] = res[e];
+% endif
+            } else {
+#pragma unroll
+                for (int e = 0; e < GA_V; ++e) {
+                    if ((unsigned long long)(o + e) < rem) dst[o + e] = res[e];
+                }
+            }
+        }
+</%def>\
 #define GA_TILE ${TILE}u
 #define GA_NW ${NW}
 #define GA_V ${vec}
@@ -71,6 +189,30 @@ template <class T> static __device__ __forceinline__ T ga_shfl_up(T v, unsigned 
     memcpy(&r, w, sizeof(T));
     return r;
 }
+% if impl == "v3":
+template <class T> static __device__ __forceinline__ T ga_shfl_xor(T v, int m) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    unsigned int w[W];
+    w[W - 1] = 0u;
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = __shfl_xor_sync(GA_FULL, w[k], m);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+template <class T> static __device__ __forceinline__ T ga_shfl_down(T v, unsigned int d) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    unsigned int w[W];
+    w[W - 1] = 0u;
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < W; ++k) w[k] = __shfl_down_sync(GA_FULL, w[k], d);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+% endif
 template <class T> static __device__ __forceinline__ T ga_shfl_idx(T v, int src) {
     constexpr int W = (sizeof(T) + 3) / 4;
     unsigned int w[W];
@@ -493,48 +635,75 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
     }
 }
 % else:
-## ---- v2: persistent blocks (see docs/scan.md, "v2").  Same descriptors,
-## same publish/look-back protocol and tile layout as v1; what changes is
-## who processes a tile and when its input is read from DRAM.
-// Prefetch tile t's input into L2 (a hint: no values move, no ordering
-// implied), by the block's threads from `tid` = 0 up.  sm_90 with a
-// 16-byte aligned full tile: TMA bulk prefetches of up to 4 KB, one per
-// thread; otherwise one prefetch.global.L2 per 128-byte line.  The partial
-// last tile is not prefetched (its loads are clamped to the array).
-static __device__ __forceinline__ void ga_prefetch_tile(const ga_in_t *in, unsigned long long n,
-                                                        unsigned int t, unsigned int tid) {
-    const unsigned long long base = (unsigned long long)t * GA_TILE;
-    if (n - base < GA_TILE) return;
-    const char *p = (const char *)(in + base);
-    constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
-    constexpr unsigned int NT = ${block} - 32u;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (((unsigned long long)p & 15ull) == 0ull) {
-        for (unsigned int c = tid * 4096u; c < BYTES; c += NT * 4096u) {
-            const unsigned int sz = BYTES - c < 4096u ? BYTES - c : 4096u;
-            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(p + c), "r"(sz) : "memory");
-        }
-        return;
-    }
-#endif
-    for (unsigned int c = tid * 128u; c < BYTES; c += NT * 128u)
-        asm volatile("prefetch.global.L2 [%0];" :: "l"(p + c));
+## ---- v3 (sm_90): persistent blocks, one an SM, with warp roles and the
+## input staged in shared memory by TMA bulk copies (see docs/scan.md, "v3").
+<%
+    NC = block // 32
+    S = stages
+%>\
+// mbarriers in shared memory (PTX ISA 8.0, sm_90).  Arrive: release at CTA
+// scope; try_wait: acquire at CTA scope, so what a thread wrote before its
+// arrive is visible to a thread whose wait saw the phase complete.
+static __device__ __forceinline__ unsigned int ga_saddr(const void *p) {
+    return (unsigned int)__cvta_generic_to_shared(p);
+}
+static __device__ __forceinline__ void ga_bar_init(unsigned long long *b, unsigned int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(ga_saddr(b)), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void ga_bar_arrive(unsigned long long *b) {
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared::cta.b64 st, [%0];\n\t}"
+                 :: "r"(ga_saddr(b)) : "memory");
+}
+// arrive and add `bytes` to the transaction count the phase waits for
+static __device__ __forceinline__ void ga_bar_arrive_tx(unsigned long long *b, unsigned int bytes) {
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n\t}"
+                 :: "r"(ga_saddr(b)), "r"(bytes) : "memory");
+}
+// wait until the phase of parity `parity` has completed
+static __device__ __forceinline__ void ga_bar_wait(unsigned long long *b, unsigned int parity) {
+    unsigned int done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done) : "r"(ga_saddr(b)), "r"(parity) : "memory");
+    } while (!done);
+}
+// TMA: copy `bytes` (a multiple of 16, both addresses 16-byte aligned) from
+// global to shared memory; completion is counted on the mbarrier `b`
+static __device__ __forceinline__ void ga_bulk_load(void *dst, const void *src, unsigned int bytes,
+                                                    unsigned long long *b) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 :: "r"(ga_saddr(dst)), "l"(src), "r"(bytes), "r"(ga_saddr(b)) : "memory");
 }
 
-// Persistent: the grid is at most the blocks that fit on the GPU at once;
-// each block loops taking tile ids from the atomic counter.  The id of the
-// next tile is taken at the top of the current one (its latency hides
-// behind the loads), published to the block at the first barrier, and that
-// tile's input is prefetched into L2 while warp 0 looks back, so each
-// block keeps one tile of DRAM reads in flight through its look-back and
-// stores, and the next tile's loads hit L2.  Two barriers per tile; no
-// block launch or retirement per tile.
-extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
+// A pipeline of ${S} stages, each a tile of input in shared memory.  Warps:
+//   0..${NC - 1}  consumers: scan a tile (v1's layout and local scan), combine
+//          with the tile's prefix, store;
+//   ${NC}      producer: takes a tile id, starts its TMA load into a free stage;
+//   ${NC + 1}, ${NC + 2}  aggregators (alternate tiles): reduce a loaded tile,
+//          publish its aggregate (A);
+//   ${NC + 3}, ${NC + 4}  look-back (alternate tiles): the tile's exclusive prefix, P.
+// A tile id is taken only when its load can start at once and nothing
+// delays its A beyond the load and a one-warp reduction, so successors
+// waiting on it wait about as long as in v1; meanwhile the block keeps
+// several tiles of loads in flight and the look-back of one tile overlaps
+// the scan of the previous and the loads of the next.
+// Per stage s, in round j (its j-th tile): full[s] completes phase j when
+// the id is written and the tile has arrived (or at once for the partial
+// last tile and the end marker); aggr[s] when A is published; pref[s] when
+// the prefix is in s_pre[s]; empty[s] when every consumer thread has read
+// the stage and s_pre[s].  Each phase needs the previous barrier's phase j
+// and empty[s] phase j-1, so no barrier runs two phases ahead of a waiter;
+// and as the stage count is even, the aggregator or look-back warp that
+// takes round k also took round k - ${S} (the stage's previous use), so
+// none waits on a phase while the one before it is still incomplete.
+extern "C" __global__ void __launch_bounds__(${block + 160}, 1)
 ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         unsigned long long row_len, unsigned int *scratch, unsigned int ntiles)
 {
     constexpr bool SEG = ${"true" if seg else "false"};
-    // scratch: [0] the tile counter, descriptors from byte 16
+    // alternate rounds must keep to their stages: see v3_stages()
+    static_assert(${S} % 2 == 0, "v3 needs an even number of stages");
 % if packed:
     unsigned long long *desc = (unsigned long long *)(scratch + 4);
 % else:
@@ -542,233 +711,261 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
     ga_acc_t *aval = (ga_acc_t *)((char *)scratch + ((16u + 4ull * ntiles + 15u) & ~15ull));
     ga_acc_t *pval = aval + ntiles;
 % endif
-    __shared__ unsigned int s_first, s_next;
-    __shared__ ga_acc_t s_wtot[GA_NW];
-    __shared__ bool s_wflag[GA_NW];
-    __shared__ ga_acc_t s_prefix;
+    extern __shared__ __align__(128) unsigned char ga_dyn[];
+    ga_in_t *stage = (ga_in_t *)ga_dyn;          // ${S} tiles of input
+    __shared__ unsigned long long s_full[${S}], s_empty[${S}], s_aggr[${S}], s_pref[${S}];
+    __shared__ unsigned int s_tile[${S}];
+    __shared__ ga_acc_t s_agg[${S}];
+    __shared__ bool s_aggf[${S}];
+    __shared__ ga_acc_t s_pre[${S}];
+    __shared__ ga_acc_t s_wtot[2][GA_NW];
+    __shared__ bool s_wflag[2][GA_NW];
 
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) s_first = atomicAdd(scratch, 1u);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < ${S}; ++s) {
+            ga_bar_init(&s_full[s], 1u);
+            ga_bar_init(&s_empty[s], ${block}u);
+            ga_bar_init(&s_aggr[s], 1u);
+            ga_bar_init(&s_pref[s], 1u);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
     __syncthreads();
-    unsigned int tile = s_first;
-    while (tile < ntiles) {
-        unsigned int nxt0 = 0u;
-        if (threadIdx.x == 0) nxt0 = atomicAdd(scratch, 1u);
+
+    if (warp == GA_NW) {
+        // ---- producer (one lane)
+        if (lane != 0) return;
+        bool end = false;
+        for (unsigned int k = 0;; ++k) {
+            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+            if (k >= ${S}u) ga_bar_wait(&s_empty[s], ph ^ 1u);
+            // past the first id >= ntiles, one more end marker: the
+            // aggregator and look-back warps that take odd rounds see one too
+            const unsigned int t = end ? 0xffffffffu : atomicAdd(scratch, 1u);
+            s_tile[s] = t;
+            if (t < ntiles && n - (unsigned long long)t * GA_TILE >= GA_TILE) {
+                constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
+                ga_bar_arrive_tx(&s_full[s], BYTES);
+                ga_bulk_load(stage + s * GA_TILE, in + (unsigned long long)t * GA_TILE, BYTES, &s_full[s]);
+            } else {
+                ga_bar_arrive(&s_full[s]);
+            }
+            if (t >= ntiles) {
+                if (end) return;
+                end = true;
+            }
+        }
+    }
+
+    if (warp == GA_NW + 1 || warp == GA_NW + 2) {
+        // ---- aggregators (two, taking alternate tiles): a full tile's
+        // aggregate, from its last row start on when rows are scanned
+        for (unsigned int k = warp - (GA_NW + 1);; k += 2u) {
+            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+            ga_bar_wait(&s_full[s], ph);
+            const unsigned int t = s_tile[s];
+            if (t >= ntiles) {
+                if (lane == 0) ga_bar_arrive(&s_aggr[s]);
+                return;
+            }
+            const unsigned long long base = (unsigned long long)t * GA_TILE;
+            // the partial last tile publishes nothing: no aggregate needed
+            if (n - base >= GA_TILE) {
+                // elements before `lh`, the tile's last row start, are
+                // left out (SEG); lh = 0 with no row start in the tile
+                int lh = 0;
+                bool agg_f = false;
+                if (SEG) {
+                    const unsigned long long bmod = base % row_len;
+                    const unsigned long long first = bmod == 0ull ? 0ull : row_len - bmod;
+                    if (first < GA_TILE) {
+                        lh = (int)(first + (GA_TILE - 1u - first) / row_len * row_len);
+                        agg_f = true;
+                    }
+                }
+                const ga_in_t *src = stage + s * GA_TILE;
+                ga_acc_t agg;
+                bool have;
+% if commutative:
+                // a commutative operator: each lane folds its column of
+                // 32 * GA_V-element steps in four interleaved accumulators,
+                // then a butterfly over the lanes
+                ga_acc_t a[4];
+                bool h[4] = {false, false, false, false};
+#pragma unroll 4
+                for (int c = 0; c < (int)(GA_TILE / (32 * GA_V)); ++c) {
+                    const int o = c * (32 * GA_V) + lane * GA_V;
+                    const ga_vec<ga_in_t, GA_V> vv = *reinterpret_cast<const ga_vec<ga_in_t, GA_V> *>(src + o);
+#pragma unroll
+                    for (int e = 0; e < GA_V; ++e) {
+                        if (!SEG || o + e >= lh) {
+                            const ga_acc_t x = ga_scan_load(vv.v[e]);
+                            a[c & 3] = h[c & 3] ? ga_scan_op(a[c & 3], x) : x;
+                            h[c & 3] = true;
+                        }
+                    }
+                }
+                agg = a[0];
+                have = h[0];
+#pragma unroll
+                for (int j = 1; j < 4; ++j) {
+                    if (h[j]) { agg = have ? ga_scan_op(agg, a[j]) : a[j]; have = true; }
+                }
+#pragma unroll
+                for (int d = 16; d > 0; d >>= 1) {
+                    const ga_acc_t u = ga_shfl_xor(agg, d);
+                    const bool uh = __shfl_xor_sync(GA_FULL, (int)have, d);
+                    if (uh) { agg = have ? ga_scan_op(agg, u) : u; have = true; }
+                }
+% else:
+                // any associative operator: per 32 * GA_V-element step a
+                // lane-sequential fold, then a tree over the lanes that
+                // keeps their order (lane l holds lanes [l, l + 2d) after
+                // step d), 8 steps at a time for independent chains
+                have = false;
+                for (int c0 = 0; c0 < (int)(GA_TILE / (32 * GA_V)); c0 += 8) {
+#pragma unroll
+                    for (int c = c0; c < c0 + 8; ++c) {
+                        const int o = c * (32 * GA_V) + lane * GA_V;
+                        const ga_vec<ga_in_t, GA_V> vv = *reinterpret_cast<const ga_vec<ga_in_t, GA_V> *>(src + o);
+                        ga_acc_t v;
+                        bool hv = false;
+#pragma unroll
+                        for (int e = 0; e < GA_V; ++e) {
+                            if (!SEG || o + e >= lh) {
+                                const ga_acc_t x = ga_scan_load(vv.v[e]);
+                                v = hv ? ga_scan_op(v, x) : x;
+                                hv = true;
+                            }
+                        }
+#pragma unroll
+                        for (int d = 1; d < 32; d <<= 1) {
+                            const ga_acc_t u = ga_shfl_down(v, (unsigned int)d);
+                            const bool uh = __shfl_down_sync(GA_FULL, (int)hv, d);
+                            if (lane + d < 32 && uh) { v = hv ? ga_scan_op(v, u) : u; hv = true; }
+                        }
+                        if (hv) { agg = have ? ga_scan_op(agg, v) : v; have = true; }
+                    }
+                }
+% endif
+                if (lane == 0) {
+                    const bool early_p = SEG ? agg_f : t == 0u;
+% if packed:
+                    ga_publish(desc, t, early_p ? GA_ST_P : GA_ST_A, agg);
+% else:
+                    ga_publish(status, aval, pval, t, early_p ? GA_ST_P : GA_ST_A, agg);
+% endif
+                    s_agg[s] = agg;
+                    s_aggf[s] = agg_f;
+                }
+            }
+            if (lane == 0) ga_bar_arrive(&s_aggr[s]);
+        }
+    }
+
+    if (warp == GA_NW + 3 || warp == GA_NW + 4) {
+        // ---- look-back (two warps, taking alternate tiles)
+        for (unsigned int k = warp - (GA_NW + 3);; k += 2u) {
+            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+            ga_bar_wait(&s_aggr[s], ph);
+            const unsigned int t = s_tile[s];
+            if (t >= ntiles) {
+                if (lane == 0) ga_bar_arrive(&s_pref[s]);
+                return;
+            }
+            const unsigned long long base = (unsigned long long)t * GA_TILE;
+            const bool full = n - base >= GA_TILE;
+            const bool need_prefix = t > 0u && !(SEG && base % row_len == 0ull);
+            if (need_prefix) {
+% if packed:
+                const ga_acc_t pre = ga_lookback(desc, t, lane);
+% else:
+                const ga_acc_t pre = ga_lookback(status, aval, pval, t, lane);
+% endif
+                if (lane == 0) {
+                    const bool early_p = SEG ? s_aggf[s] : false;
+                    if (!early_p && full) {
+% if packed:
+                        ga_publish(desc, t, GA_ST_P, ga_scan_op(pre, s_agg[s]));
+% else:
+                        ga_publish(status, aval, pval, t, GA_ST_P, ga_scan_op(pre, s_agg[s]));
+% endif
+                    }
+                    s_pre[s] = pre;
+                }
+            }
+            if (lane == 0) ga_bar_arrive(&s_pref[s]);
+        }
+    }
+
+    // ---- consumers: warps 0..GA_NW-1, v1's layout over the staged tile
+    for (unsigned int k = 0;; ++k) {
+        const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+        ga_bar_wait(&s_full[s], ph);
+        const unsigned int tile = s_tile[s];
+        if (tile >= ntiles) return;
         const unsigned long long base = (unsigned long long)tile * GA_TILE;
         const unsigned long long rem = n - base;
         const bool full = rem >= GA_TILE;
         const int woff = warp * ${WSEG};
-        const ga_in_t *src = in + base;
+        const ga_in_t *src = stage + s * GA_TILE;
         ga_out_t *dst = out + base;
 
-        // ---- load: warp-striped rows, each lane vec consecutive elements
         ga_acc_t x[GA_R][GA_V];
         if (full) {
 #pragma unroll
             for (int r = 0; r < GA_R; ++r) {
                 const int o = woff + r * (32 * GA_V) + lane * GA_V;
-% if aligned:
                 const ga_vec<ga_in_t, GA_V> vv = *reinterpret_cast<const ga_vec<ga_in_t, GA_V> *>(src + o);
 #pragma unroll
                 for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(vv.v[e]);
-% else:
-#pragma unroll
-                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[o + e]);
-% endif
             }
         } else {
-            // the last tile: indices past the end read the last element; they
-            // only ever combine into other past-the-end results
+            const ga_in_t *gsrc = in + base;
             const int last = (int)rem - 1;
 #pragma unroll
             for (int r = 0; r < GA_R; ++r) {
                 const int o = woff + r * (32 * GA_V) + lane * GA_V;
 #pragma unroll
-                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(src[min(o + e, last)]);
+                for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(gsrc[min(o + e, last)]);
             }
         }
-
-        // ---- segment heads (row starts), one bit per element
-        unsigned int head[GA_R];
-#pragma unroll
-        for (int r = 0; r < GA_R; ++r) head[r] = 0u;
-        unsigned long long bmod = 0ull;
-        if (SEG) {
-            bmod = base % row_len;
-#pragma unroll
-            for (int r = 0; r < GA_R; ++r) {
-                const unsigned int o = (unsigned int)(woff + r * (32 * GA_V) + lane * GA_V);
-                unsigned long long p;
-                if (row_len >= GA_TILE) {
-                    p = bmod + o;
-                    if (p >= row_len) p -= row_len;
-                } else {
-                    p = ((unsigned int)bmod + o) % (unsigned int)row_len;
-                }
-#pragma unroll
-                for (int e = 0; e < GA_V; ++e) {
-                    if (p == 0ull) head[r] |= 1u << e;
-                    if (++p == row_len) p = 0ull;
-                }
-            }
-        }
-
-        // ---- thread-local then warp scans of each row; carry across rows
-        ga_acc_t wq[GA_R];          // this lane's prefix within the warp segment
-        unsigned int wq_have = 0u;  // bit r: wq[r] exists
-        unsigned int wq_flag = 0u;  // bit r: a head lies within wq[r]'s range
-        ga_acc_t carry;
-        bool carry_f = false;
-#pragma unroll
-        for (int r = 0; r < GA_R; ++r) {
-#pragma unroll
-            for (int e = 1; e < GA_V; ++e) {
-                if (!(SEG && ((head[r] >> e) & 1u))) x[r][e] = ga_scan_op(x[r][e - 1], x[r][e]);
-            }
-            unsigned int hm = 0u;
-            int start = 0;
-            if (SEG) {
-                hm = __ballot_sync(GA_FULL, head[r] != 0u);
-                const unsigned int le = hm & (GA_FULL >> (31 - lane));
-                start = le ? 31 - __clz(le) : 0;
-            }
-            const ga_acc_t incl = ga_warp_scan(x[r][GA_V - 1], lane, start);
-            const ga_acc_t lex = ga_shfl_up(incl, 1u);
-            const ga_acc_t rtot = ga_shfl_idx(incl, 31);
-            const bool lexf = SEG && (hm & ((1u << lane) - 1u)) != 0u;
-            const bool rtf = SEG && hm != 0u;
-            if (lane > 0) {
-                wq[r] = (r > 0 && !lexf) ? ga_scan_op(carry, lex) : lex;
-                wq_have |= 1u << r;
-                if (lexf || (r > 0 && carry_f)) wq_flag |= 1u << r;
-            } else if (r > 0) {
-                wq[r] = carry;
-                wq_have |= 1u << r;
-                if (carry_f) wq_flag |= 1u << r;
-            }
-            carry = (r > 0 && !rtf) ? ga_scan_op(carry, rtot) : rtot;
-            carry_f = carry_f || rtf;
-        }
+${local_scan()}
         if (lane == 31) {
-            s_wtot[warp] = carry;
-            s_wflag[warp] = carry_f;
+            s_wtot[k & 1u][warp] = carry;
+            s_wflag[k & 1u][warp] = carry_f;
         }
-        // the next ticket (taken at the top of this iteration): read by every
-        // thread after this barrier, rewritten only after the next one
-        if (threadIdx.x == 0) s_next = nxt0;
-        __syncthreads();
-        const unsigned int nxt = s_next;
-
-        // ---- the warp's prefix within the tile, and (warp 0) the tile aggregate
+        // the consumer warps only (named barrier 1); the totals are double
+        // buffered, so one barrier a tile keeps writers and readers apart
+        asm volatile("bar.sync 1, ${block};" ::: "memory");
         ga_acc_t wp, agg;
         bool wp_f = false, agg_f = false;
 #pragma unroll
-        for (int k = 0; k < GA_NW; ++k) {
-            if (k == warp) { wp = agg; wp_f = agg_f; }
-            const ga_acc_t t = s_wtot[k];
-            const bool f = s_wflag[k];
-            agg = (k > 0 && !f) ? ga_scan_op(agg, t) : t;
+        for (int q = 0; q < GA_NW; ++q) {
+            if (q == warp) { wp = agg; wp_f = agg_f; }
+            const ga_acc_t tt = s_wtot[k & 1u][q];
+            const bool f = s_wflag[k & 1u][q];
+            agg = (q > 0 && !f) ? ga_scan_op(agg, tt) : tt;
             agg_f = agg_f || f;
         }
-
-        // ---- warps 1.. prefetch the next tile's input into L2 while warp 0
-        // looks back: its DRAM reads overlap this tile's look-back and stores
-        if (warp > 0 && nxt < ntiles) ga_prefetch_tile(in, n, nxt, threadIdx.x - 32);
-
-        // ---- publish, look back, publish the inclusive prefix
         const bool need_prefix = tile > 0u && !(SEG && bmod == 0ull);
-        if (warp == 0) {
-            const bool early_p = SEG ? agg_f : tile == 0u;
-            if (lane == 0 && full) {
-% if packed:
-                ga_publish(desc, tile, early_p ? GA_ST_P : GA_ST_A, agg);
-% else:
-                ga_publish(status, aval, pval, tile, early_p ? GA_ST_P : GA_ST_A, agg);
-% endif
-            }
-            if (need_prefix) {
-% if packed:
-                const ga_acc_t pre = ga_lookback(desc, tile, lane);
-% else:
-                const ga_acc_t pre = ga_lookback(status, aval, pval, tile, lane);
-% endif
-                if (lane == 0) {
-                    if (!early_p && full) {
-% if packed:
-                        ga_publish(desc, tile, GA_ST_P, ga_scan_op(pre, agg));
-% else:
-                        ga_publish(status, aval, pval, tile, GA_ST_P, ga_scan_op(pre, agg));
-% endif
-                    }
-                    s_prefix = pre;
-                }
-            }
-        }
-        __syncthreads();
-
-        // ---- the block prefix of this warp, then each row's full prefix
+        ga_bar_wait(&s_pref[s], ph);
         ga_acc_t bp;
         bool bp_have = false;
         if (need_prefix) {
-            bp = s_prefix;
+            bp = s_pre[s];
             bp_have = true;
         }
+        // done with the stage and s_pre[s]: the producer may refill it
+        ga_bar_arrive(&s_empty[s]);
         if (warp > 0) {
             bp = (bp_have && !wp_f) ? ga_scan_op(bp, wp) : wp;
             bp_have = true;
         }
-
-        // ---- results and stores
-#pragma unroll
-        for (int r = 0; r < GA_R; ++r) {
-            ga_acc_t q;
-            bool q_have = true;
-            if ((wq_have >> r) & 1u) {
-                q = (bp_have && !((wq_flag >> r) & 1u)) ? ga_scan_op(bp, wq[r]) : wq[r];
-            } else if (bp_have) {
-                q = bp;
-            } else {
-                q_have = false;
-            }
-            ga_out_t res[GA_V];
-            bool open = q_have;
-% if exclusive:
-            ga_acc_t prev = q;
-            bool prev_have = q_have;
-% endif
-#pragma unroll
-            for (int e = 0; e < GA_V; ++e) {
-                const bool h = SEG && ((head[r] >> e) & 1u);
-                if (h) open = false;
-                const ga_acc_t v = open ? ga_scan_op(q, x[r][e]) : x[r][e];
-% if exclusive:
-                res[e] = ga_scan_store((h || !prev_have) ? ga_scan_neutral() : prev);
-                prev = v;
-                prev_have = true;
-% else:
-                res[e] = ga_scan_store(v);
-% endif
-            }
-            const int o = woff + r * (32 * GA_V) + lane * GA_V;
-            if (full) {
-% if aligned:
-                ga_vec<ga_out_t, GA_V> w;
-#pragma unroll
-                for (int e = 0; e < GA_V; ++e) w.v[e] = res[e];
-                *reinterpret_cast<ga_vec<ga_out_t, GA_V> *>(dst + o) = w;
-% else:
-#pragma unroll
-                for (int e = 0; e < GA_V; ++e) dst[o + e] = res[e];
-% endif
-            } else {
-#pragma unroll
-                for (int e = 0; e < GA_V; ++e) {
-                    if ((unsigned long long)(o + e) < rem) dst[o + e] = res[e];
-                }
-            }
-        }
-        tile = nxt;
+${results_and_stores(True)}
     }
 }
 % endif
