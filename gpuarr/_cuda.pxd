@@ -69,6 +69,10 @@ ctypedef struct DriverAPI:
     CUresult (*cuMemGetInfo)(size_t*, size_t*) noexcept nogil
     CUresult (*cuMemAllocAsync)(CUdeviceptr*, size_t, CUstream) noexcept nogil
     CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) noexcept nogil
+    CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool*, CUdevice) noexcept nogil
+    CUresult (*cuMemPoolSetAttribute)(CUmemoryPool, int, void*) noexcept nogil
+    CUresult (*cuMemPoolGetAttribute)(CUmemoryPool, int, void*) noexcept nogil
+    CUresult (*cuMemPoolTrimTo)(CUmemoryPool, size_t) noexcept nogil
     CUresult (*cuMemHostAlloc)(void**, size_t, unsigned int) noexcept nogil
     CUresult (*cuMemFreeHost)(void*) noexcept nogil
     CUresult (*cuMemHostRegister)(void*, size_t, unsigned int) noexcept nogil

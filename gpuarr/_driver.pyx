@@ -105,6 +105,10 @@ cdef int _resolve() except -1:
     (<void**>&api.cuMemGetInfo)[0] = _get(b"cuMemGetInfo_v2", missing)
     (<void**>&api.cuMemAllocAsync)[0] = _get(b"cuMemAllocAsync", None)
     (<void**>&api.cuMemFreeAsync)[0] = _get(b"cuMemFreeAsync", None)
+    (<void**>&api.cuDeviceGetDefaultMemPool)[0] = _get(b"cuDeviceGetDefaultMemPool", None)
+    (<void**>&api.cuMemPoolSetAttribute)[0] = _get(b"cuMemPoolSetAttribute", None)
+    (<void**>&api.cuMemPoolGetAttribute)[0] = _get(b"cuMemPoolGetAttribute", None)
+    (<void**>&api.cuMemPoolTrimTo)[0] = _get(b"cuMemPoolTrimTo", None)
     (<void**>&api.cuMemHostAlloc)[0] = _get(b"cuMemHostAlloc", missing)
     (<void**>&api.cuMemFreeHost)[0] = _get(b"cuMemFreeHost", missing)
     (<void**>&api.cuMemHostRegister)[0] = _get(b"cuMemHostRegister_v2", missing)
@@ -362,6 +366,31 @@ cdef class Device:
         cdef size_t n = 0
         check(api.cuDeviceTotalMem(&n, self.handle), "cuDeviceTotalMem_v2")
         return n
+
+    def get_default_mem_pool(self):
+        """The device's default stream-ordered pool (``cuDeviceGetDefaultMemPool``).
+
+        Returns
+        -------
+        MemoryPool
+            The pool ``cuMemAllocAsync`` draws from (see
+            :func:`mem_alloc_async`). The driver owns it; it is shared by
+            every user of the device in the process.
+
+        Raises
+        ------
+        NotSupportedError
+            When the driver has no stream-ordered allocator.
+        """
+        cdef CUmemoryPool pool = NULL
+        if api.cuDeviceGetDefaultMemPool == NULL or api.cuMemPoolSetAttribute == NULL \
+                or api.cuMemPoolGetAttribute == NULL or api.cuMemPoolTrimTo == NULL:
+            raise _errors.NotSupportedError("this driver has no stream-ordered memory pools")
+        check(api.cuDeviceGetDefaultMemPool(&pool, self.handle), "cuDeviceGetDefaultMemPool")
+        cdef MemoryPool mp = MemoryPool.__new__(MemoryPool)
+        mp.pool = pool
+        mp.device = self
+        return mp
 
     def pci_bus_id(self):
         """PCI bus id string, such as ``'0000:1B:00.0'``."""
@@ -695,6 +724,71 @@ cdef class Context:
 # ---------------------------------------------------------------------------
 # Device memory
 # ---------------------------------------------------------------------------
+
+# CUmemPool_attribute values whose type is int; the others are cuuint64_t
+_MEMPOOL_INT_ATTRS = (1, 2, 3)
+
+
+cdef class MemoryPool:
+    """A stream-ordered memory pool (``CUmemoryPool``).
+
+    Obtained from :meth:`Device.get_default_mem_pool`; the driver owns the
+    default pool, so nothing is destroyed when this object dies.
+    """
+    cdef CUmemoryPool pool
+    cdef readonly object device
+
+    def __init__(self):
+        raise TypeError("memory pools come from Device.get_default_mem_pool()")
+
+    @property
+    def handle(self):
+        """The ``CUmemoryPool`` handle as an int."""
+        return <size_t>self.pool
+
+    def get_attribute(self, attr):
+        """Value of a ``mem_pool_attribute`` (``cuMemPoolGetAttribute``).
+
+        Returns
+        -------
+        int
+            A flag (the ``REUSE_*`` attributes) or a size in bytes.
+        """
+        cdef int iv = 0
+        cdef unsigned long long uv = 0
+        a = int(attr)
+        if a in _MEMPOOL_INT_ATTRS:
+            check(api.cuMemPoolGetAttribute(self.pool, a, &iv), "cuMemPoolGetAttribute")
+            return iv
+        check(api.cuMemPoolGetAttribute(self.pool, a, &uv), "cuMemPoolGetAttribute")
+        return uv
+
+    def set_attribute(self, attr, value):
+        """Set a ``mem_pool_attribute`` (``cuMemPoolSetAttribute``).
+
+        ``RELEASE_THRESHOLD`` (bytes, up to ``2**64 - 1``) is how much
+        unused memory the pool keeps at synchronizations; the ``REUSE_*``
+        flags are 0 or 1; the high-water marks can only be reset to 0.
+        """
+        cdef int iv
+        cdef unsigned long long uv
+        a = int(attr)
+        if a in _MEMPOOL_INT_ATTRS:
+            iv = int(value)
+            check(api.cuMemPoolSetAttribute(self.pool, a, &iv), "cuMemPoolSetAttribute")
+        else:
+            uv = int(value)
+            check(api.cuMemPoolSetAttribute(self.pool, a, &uv), "cuMemPoolSetAttribute")
+
+    def trim_to(self, size_t min_bytes_to_keep=0):
+        """Release unused memory to the OS down to ``min_bytes_to_keep``
+        (``cuMemPoolTrimTo``); memory whose asynchronous free has not run
+        yet is still in use."""
+        check(api.cuMemPoolTrimTo(self.pool, min_bytes_to_keep), "cuMemPoolTrimTo")
+
+    def __repr__(self):
+        return "<MemoryPool 0x%x>" % (<size_t>self.pool)
+
 
 cdef int _free_allocation(DeviceAllocation a, bint raise_errors) except -1:
     cdef bint pushed = False

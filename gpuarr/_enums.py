@@ -399,6 +399,18 @@ POINTER_ATTRIBUTE = {
     'IS_HW_DECOMPRESS_CAPABLE': 21,
 }
 
+# ``CUmemPool_attribute``: ``cuMemPoolGetAttribute``/``cuMemPoolSetAttribute``.
+MEM_POOL_ATTRIBUTE = {
+    'REUSE_FOLLOW_EVENT_DEPENDENCIES': 1,
+    'REUSE_ALLOW_OPPORTUNISTIC': 2,
+    'REUSE_ALLOW_INTERNAL_DEPENDENCIES': 3,
+    'RELEASE_THRESHOLD': 4,
+    'RESERVED_MEM_CURRENT': 5,
+    'RESERVED_MEM_HIGH': 6,
+    'USED_MEM_CURRENT': 7,
+    'USED_MEM_HIGH': 8,
+}
+
 
 def _make_enums():
     import enum
@@ -408,7 +420,8 @@ def _make_enums():
                         (LIMIT, "limit"), (FUNC_CACHE, "func_cache"),
                         (CTX_FLAGS, "ctx_flags"), (STREAM_FLAGS, "stream_flags"),
                         (EVENT_FLAGS, "event_flags"), (JIT_OPTION, "jit_option"),
-                        (POINTER_ATTRIBUTE, "pointer_attribute")):
+                        (POINTER_ATTRIBUTE, "pointer_attribute"),
+                        (MEM_POOL_ATTRIBUTE, "mem_pool_attribute")):
         made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
     made["host_alloc_flags"] = enum.IntEnum(
         "host_alloc_flags", {"PORTABLE": 1, "DEVICEMAP": 2, "WRITECOMBINED": 4},

@@ -24,10 +24,11 @@ from gpuarr._errors import (  # noqa: F401
 from gpuarr._enums import (  # noqa: F401
     device_attribute, function_attribute, limit, func_cache, ctx_flags,
     stream_flags, event_flags, jit_option, pointer_attribute,
-    host_alloc_flags, mem_host_register_flags)
+    host_alloc_flags, mem_host_register_flags, mem_pool_attribute)
 from gpuarr._driver import (  # noqa: F401
     init, get_version, get_driver_version,
     Device, Context, DeviceAllocation, HostAllocation, Stream, Event,
+    MemoryPool,
     Module, Function, In, Out, InOut, ArgumentHandler,
     mem_alloc, mem_alloc_async, mem_get_info,
     memcpy_htod, memcpy_dtoh, memcpy_dtod,

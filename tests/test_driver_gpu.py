@@ -379,6 +379,41 @@ def test_async_allocation(drv):
     s.synchronize()
 
 
+def test_default_mem_pool_attributes(drv):
+    """cuDeviceGetDefaultMemPool and the pool's attributes; an async block
+    shows in USED_MEM_CURRENT while live; trim_to releases unused memory."""
+    A = drv.mem_pool_attribute
+    dev = drv.Context.get_device()
+    mp = dev.get_default_mem_pool()
+    assert mp.handle != 0 and mp.handle == dev.get_default_mem_pool().handle
+    with pytest.raises(TypeError):
+        drv.MemoryPool()
+    old = mp.get_attribute(A.RELEASE_THRESHOLD)
+    import gc
+    gc.collect()
+    gc.disable()        # no array of another test freed in between
+    try:
+        mp.set_attribute(A.RELEASE_THRESHOLD, 12345 << 20)
+        assert mp.get_attribute(A.RELEASE_THRESHOLD) == 12345 << 20
+        assert mp.get_attribute(A.REUSE_ALLOW_OPPORTUNISTIC) in (0, 1)
+        drv.Context.synchronize()
+        used0 = mp.get_attribute(A.USED_MEM_CURRENT)
+        a = drv.mem_alloc_async(256 << 20)
+        assert mp.get_attribute(A.USED_MEM_CURRENT) >= used0 + (256 << 20)
+        assert mp.get_attribute(A.RESERVED_MEM_CURRENT) >= \
+            mp.get_attribute(A.USED_MEM_CURRENT)
+        del a
+        drv.Context.synchronize()
+        assert mp.get_attribute(A.USED_MEM_CURRENT) == used0
+        mp.trim_to(0)
+        assert mp.get_attribute(A.RESERVED_MEM_CURRENT) <= used0 + (64 << 20)
+        with pytest.raises(drv.LogicError):
+            mp.set_attribute(A.USED_MEM_HIGH, 5)    # only a reset to 0
+    finally:
+        gc.enable()
+        mp.set_attribute(A.RELEASE_THRESHOLD, old)
+
+
 def _compile(target):
     from gpuarr.compiler import compile as cu_compile
     import gpuarr.driver as drv

@@ -386,6 +386,7 @@ static const struct {
     {81, 233472},     /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
     {82, 65536},      /* MAX_REGISTERS_PER_MULTIPROCESSOR */
     {97, 232448},     /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    {115, 0},         /* MEMORY_POOLS_SUPPORTED: the fake has no cuMemAllocAsync pools */
 };
 
 #define TOTAL_MEM (80ULL << 30)
@@ -789,6 +790,71 @@ EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, void *stream)
         return FAIL(r);
     r = free_dev(p);
     return r ? FAIL(r) : OK;
+}
+
+/* The device's default memory pool: one token and its attributes.  The
+   fake frees asynchronous memory at once, so the pool holds nothing: its
+   reserved and used figures are both the live device memory. */
+static int fake_pool_token;
+static unsigned long long pool_release_threshold;
+static int pool_reuse[4] = {0, 1, 1, 1};
+
+static unsigned long long dev_bytes_live(void)
+{
+    unsigned long long used = 0;
+    LOCK();
+    for (Res *r = resources; r; r = r->next)
+        if (r->kind == R_DEV)
+            used += r->size;
+    UNLOCK();
+    return used;
+}
+
+EXPORT CUresult cuDeviceGetDefaultMemPool(void **pool, CUdevice d)
+{
+    NEED_DEVICE(d);
+    if (!pool)
+        return FAIL(E_INVALID_VALUE);
+    *pool = &fake_pool_token;
+    return OK;
+}
+
+EXPORT CUresult cuMemPoolSetAttribute(void *pool, int attr, void *value)
+{
+    if (pool != &fake_pool_token || !value)
+        return FAIL(E_INVALID_VALUE);
+    if (attr >= 1 && attr <= 3) {
+        pool_reuse[attr] = *(int *)value;
+        return OK;
+    }
+    if (attr == 4) {
+        pool_release_threshold = *(unsigned long long *)value;
+        return OK;
+    }
+    if ((attr == 6 || attr == 8) && *(unsigned long long *)value == 0)
+        return OK;      /* high-water marks can only be reset */
+    return FAIL(E_INVALID_VALUE);
+}
+
+EXPORT CUresult cuMemPoolGetAttribute(void *pool, int attr, void *value)
+{
+    if (pool != &fake_pool_token || !value)
+        return FAIL(E_INVALID_VALUE);
+    if (attr >= 1 && attr <= 3)
+        *(int *)value = pool_reuse[attr];
+    else if (attr == 4)
+        *(unsigned long long *)value = pool_release_threshold;
+    else if (attr >= 5 && attr <= 8)
+        *(unsigned long long *)value = dev_bytes_live();
+    else
+        return FAIL(E_INVALID_VALUE);
+    return OK;
+}
+
+EXPORT CUresult cuMemPoolTrimTo(void *pool, size_t keep)
+{
+    (void)keep;
+    return pool == &fake_pool_token ? OK : FAIL(E_INVALID_VALUE);
 }
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
