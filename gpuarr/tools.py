@@ -1,5 +1,10 @@
 """Memory pools for device and page-locked host memory (layer 2).
 
+:func:`default_pool` (what arrays and their temporaries allocate from) is a
+:class:`StreamOrderedMemoryPool` where the device has stream-ordered memory
+pools (``cuMemAllocAsync``; CUDA 11.2+ drivers, almost every GPU), and a
+:class:`DeviceMemoryPool` elsewhere or with ``GPUARR_POOL=binned``.
+
 :class:`DeviceMemoryPool` keeps freed device blocks in size bins so the next
 allocation of a similar size is one ``dict`` lookup and one ``list.pop``
 instead of a ``cuMemAlloc`` (which synchronizes the device on some drivers and
@@ -14,13 +19,15 @@ is wasted while blocks of nearby sizes are still shared.
 """
 
 import gc
+import os
 
 import numpy as np
 
 from . import _percontext
 
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
-           "PooledHostAllocation", "bin_size", "default_pool"]
+           "PooledHostAllocation", "StreamOrderedMemoryPool", "bin_size",
+           "default_pool"]
 
 _MIN_BLOCK = 512
 _BIN_CACHE = {}
@@ -76,7 +83,8 @@ def _driver():
 
 
 class PooledDeviceAllocation:
-    """A device block lent by a :class:`DeviceMemoryPool`.
+    """A device block lent by a :class:`DeviceMemoryPool` or a
+    :class:`StreamOrderedMemoryPool`.
 
     ``int(block)`` (and ``block.ptr``) is the device address. The block goes
     back to its pool when this object is garbage collected or :meth:`free`
@@ -87,7 +95,8 @@ class PooledDeviceAllocation:
     ptr : int
         Device address.
     size : int
-        Size of the block in bytes (the binned size, ``>=`` the request).
+        Size of the block in bytes (``DeviceMemoryPool``: the binned size,
+        ``>=`` the request).
     """
 
     __slots__ = ("ptr", "size", "_raw", "_pool")
@@ -238,18 +247,155 @@ class DeviceMemoryPool:
                                                          self._held)
 
 
+class StreamOrderedMemoryPool:
+    """Device memory from the device's stream-ordered pool (``cuMemAllocAsync``).
+
+    Each block is allocated with ``cuMemAllocAsync`` on ``stream`` (default:
+    the legacy default stream) and freed with ``cuMemFreeAsync`` on the same
+    stream when it dies, so the driver reuses it only for work ordered after
+    everything that stream queued before the free: a temporary can be
+    dropped while kernels using it are still queued on that stream.  Work on
+    another stream that uses the block must be ordered with the allocating
+    stream (the legacy default stream is, with blocking streams).
+
+    Parameters
+    ----------
+    device : gpuarr.driver.Device, optional
+        Default: the current context's device.
+
+    Raises
+    ------
+    gpuarr.driver.NotSupportedError
+        When the driver has no stream-ordered pools.
+
+    Notes
+    -----
+    The device's default pool (``cuDeviceGetDefaultMemPool``) is shared by
+    every user of the device in the process.  Its ``RELEASE_THRESHOLD`` is
+    raised to ``2**64 - 1`` so that freed memory stays in the pool across
+    synchronizations instead of going back to the OS at each one (the
+    driver's default is 0); :meth:`free_held` trims it.  ``active_blocks``
+    counts blocks from this object not yet freed; ``held_bytes`` is what the
+    pool holds beyond memory in use.
+    """
+
+    def __init__(self, device=None):
+        drv = _driver()
+        if device is None:
+            device = drv.Context.get_device()
+        self.device = device
+        self._pool = device.get_default_mem_pool()
+        from ._enums import mem_pool_attribute
+        self._attr = mem_pool_attribute
+        self._pool.set_attribute(mem_pool_attribute.RELEASE_THRESHOLD,
+                                 2 ** 64 - 1)
+        self._alloc = drv.mem_alloc_async
+        self.active_blocks = 0
+        self._holding = True
+
+    @property
+    def mem_pool(self):
+        """The :class:`gpuarr.driver.MemoryPool` blocks come from."""
+        return self._pool
+
+    @property
+    def held_bytes(self):
+        """Bytes the pool holds for reuse (reserved minus in use); frees
+        still queued on a stream count as in use until they run."""
+        a = self._attr
+        return (self._pool.get_attribute(a.RESERVED_MEM_CURRENT)
+                - self._pool.get_attribute(a.USED_MEM_CURRENT))
+
+    def allocate(self, nbytes, stream=None):
+        """Return a block of ``nbytes`` bytes, ordered on ``stream``.
+
+        Parameters
+        ----------
+        nbytes : int
+        stream : gpuarr.driver.Stream, optional
+
+        Returns
+        -------
+        PooledDeviceAllocation
+
+        Raises
+        ------
+        gpuarr.driver.MemoryError
+            If the device is out of memory even after a garbage collection
+            and a trim of the pool.
+        """
+        try:
+            raw = self._alloc(nbytes, stream)
+        except MemoryError:
+            gc.collect()
+            self.free_held()
+            raw = self._alloc(nbytes, stream)
+        self.active_blocks += 1
+        return PooledDeviceAllocation(self, raw, nbytes)
+
+    __call__ = allocate
+
+    def _give_back(self, raw, size):
+        self.active_blocks -= 1
+        raw.free()
+
+    def free_held(self):
+        """Synchronize the context (so queued frees run), then release the
+        pool's unused memory (``cuMemPoolTrimTo(pool, 0)``)."""
+        _driver().Context.synchronize()
+        self._pool.trim_to(0)
+
+    def stop_holding(self):
+        """Keep no unused memory from now on (release threshold 0) and
+        release what is held."""
+        self._holding = False
+        self._pool.set_attribute(self._attr.RELEASE_THRESHOLD, 0)
+        self.free_held()
+
+    def __repr__(self):
+        return "<StreamOrderedMemoryPool active=%d>" % self.active_blocks
+
+
+def _new_pool(drv):
+    """The pool a new context gets: stream-ordered where the device has
+    memory pools, unless ``GPUARR_POOL=binned``."""
+    choice = os.environ.get("GPUARR_POOL", "").strip().lower()
+    if choice not in ("", "async", "binned"):
+        raise ValueError("GPUARR_POOL must be 'async' or 'binned', not %r"
+                         % choice)
+    if choice != "binned":
+        try:
+            from ._enums import device_attribute as da
+            dev = drv.Context.get_device()
+            if dev.get_attribute(da.MEMORY_POOLS_SUPPORTED):
+                return StreamOrderedMemoryPool(dev)
+            if choice == "async":
+                raise drv.NotSupportedError(
+                    "GPUARR_POOL=async: this device has no memory pools")
+        except drv.Error:
+            if choice == "async":
+                raise
+    return DeviceMemoryPool()
+
+
 _POOLS = _percontext.table()
 
 
 def default_pool():
-    """Return the :class:`DeviceMemoryPool` of the current context.
+    """Return the device memory pool of the current context.
 
-    One pool is created per context, lazily.
+    One pool is created per context, lazily: a
+    :class:`StreamOrderedMemoryPool` where the device supports
+    ``cuMemAllocAsync`` pools, else a :class:`DeviceMemoryPool`;
+    ``GPUARR_POOL=binned`` asks for the latter, ``GPUARR_POOL=async`` for
+    the former (an error where there is none).
 
     Raises
     ------
     gpuarr.driver.LogicError
         If no context is current.
+    ValueError
+        For a ``GPUARR_POOL`` other than ``async`` or ``binned``.
     """
     drv = _DRV
     if drv is None:
@@ -261,7 +407,7 @@ def default_pool():
             # let the driver raise its own "no current context" error
             drv.mem_alloc(1)
             raise drv.LogicError("no current CUDA context")
-        pool = _POOLS[ctx] = DeviceMemoryPool()
+        pool = _POOLS[ctx] = _new_pool(drv)
     return pool
 
 

@@ -556,6 +556,71 @@ def test_cuda_array_interface_of_a_real_allocation(fake_lib):
 # the memory pool
 
 
+def test_default_pool_without_memory_pools_is_binned(fake_lib):
+    """The fake reports MEMORY_POOLS_SUPPORTED = 0: the default pool is the
+    binned one; GPUARR_POOL=async then fails clearly, a bad value is
+    refused.  The pool binding and StreamOrderedMemoryPool still run on
+    the fake's default pool (which frees asynchronous memory at once)."""
+    check(fake_lib, """
+        import os
+        from gpuarr import tools
+        assert type(default_pool()) is tools.DeviceMemoryPool
+        os.environ["GPUARR_POOL"] = "binned"
+        assert type(tools._new_pool(drv)) is tools.DeviceMemoryPool
+        os.environ["GPUARR_POOL"] = "async"
+        try:
+            tools._new_pool(drv)
+        except drv.NotSupportedError as e:
+            assert "no memory pools" in str(e)
+        else:
+            raise AssertionError("GPUARR_POOL=async accepted without pools")
+        os.environ["GPUARR_POOL"] = "fast"
+        try:
+            tools._new_pool(drv)
+        except ValueError as e:
+            assert "GPUARR_POOL" in str(e)
+        else:
+            raise AssertionError("bad GPUARR_POOL accepted")
+        del os.environ["GPUARR_POOL"]
+
+        A = drv.mem_pool_attribute
+        mp = drv.Context.get_device().get_default_mem_pool()
+        assert isinstance(mp, drv.MemoryPool) and mp.handle != 0
+        try:
+            drv.MemoryPool()
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("MemoryPool() constructed")
+        p = tools.StreamOrderedMemoryPool()
+        assert p.mem_pool.handle == mp.handle
+        assert mp.get_attribute(A.RELEASE_THRESHOLD) == 2 ** 64 - 1
+        mp.set_attribute(A.REUSE_ALLOW_OPPORTUNISTIC, 0)
+        assert mp.get_attribute(A.REUSE_ALLOW_OPPORTUNISTIC) == 0
+        mp.set_attribute(A.REUSE_ALLOW_OPPORTUNISTIC, 1)
+        live0 = live()
+        x = ga.GPUArray((1000,), np.float64, allocator=p)
+        assert p.active_blocks == 1 and live() == live0 + 1
+        h = rand(1000, "f8")
+        x.set(h)
+        same(x.get(), h)
+        assert mp.get_attribute(A.USED_MEM_CURRENT) >= 8000
+        assert p.held_bytes == 0
+        del x
+        gc.collect()
+        assert p.active_blocks == 0 and live() == live0
+        s = drv.Stream()
+        y = p.allocate(4096, stream=s)
+        assert y.size == 4096 and live() == live0 + 1
+        y.free()
+        y.free()
+        assert p.active_blocks == 0 and live() == live0
+        p.free_held()
+        p.stop_holding()
+        assert mp.get_attribute(A.RELEASE_THRESHOLD) == 0
+    """)
+
+
 def test_pool_reuses_blocks_and_free_held_returns_them(fake_lib):
     check(fake_lib, """
         pool = default_pool()

@@ -735,7 +735,10 @@ def test_real_imag_conj():
 # memory
 
 def test_pool_returns_memory_and_free_held_gives_it_back():
-    from gpuarr.tools import default_pool
+    """Arrays' memory goes back to the default pool when they die, is served
+    again from it, and free_held() gives it back to the device (with the
+    stream-ordered pool: after its queued frees have run)."""
+    from gpuarr.tools import default_pool, StreamOrderedMemoryPool
     drv = gpuarr.driver
     pool = default_pool()
     gc.collect()
@@ -743,19 +746,73 @@ def test_pool_returns_memory_and_free_held_gives_it_back():
     drv.Context.synchronize()
     free0, _ = drv.mem_get_info()
     arrays = [gpuarr.empty(64 * 2 ** 20, np.uint8) for _ in range(8)]  # 512 MiB
+    for a in arrays:
+        a.fill(7)
     free1, _ = drv.mem_get_info()
     assert free1 <= free0 - 400 * 2 ** 20
     active = pool.active_blocks
-    del arrays
+    del arrays, a
     gc.collect()
     assert pool.active_blocks <= active - 8
-    assert pool.held_blocks >= 8
-    again = gpuarr.empty(64 * 2 ** 20, np.uint8)  # served from the pool
-    assert pool.held_blocks >= 7
+    if isinstance(pool, StreamOrderedMemoryPool):
+        drv.Context.synchronize()       # the frees are queued on the stream
+        assert pool.held_bytes >= 8 * 64 * 2 ** 20
+        A = drv.mem_pool_attribute
+        reserved = pool.mem_pool.get_attribute(A.RESERVED_MEM_CURRENT)
+        again = gpuarr.empty(64 * 2 ** 20, np.uint8)   # served from the pool
+        assert pool.mem_pool.get_attribute(A.RESERVED_MEM_CURRENT) == reserved
+    else:
+        assert pool.held_blocks >= 8
+        again = gpuarr.empty(64 * 2 ** 20, np.uint8)  # served from the pool
+        assert pool.held_blocks >= 7
     del again
+    gc.collect()
     pool.free_held()
     free2, _ = drv.mem_get_info()
     assert free2 >= free0 - 64 * 2 ** 20
+
+
+def test_default_pool_is_stream_ordered():
+    """Where the device has memory pools (every GPU this suite runs on) the
+    default pool allocates with cuMemAllocAsync and keeps freed memory
+    across synchronizations; blocks are ordered on the stream they came
+    from, so a block freed while a kernel on that stream still writes it is
+    not handed to a later allocation before the kernel is done."""
+    import os
+    from gpuarr.tools import default_pool, StreamOrderedMemoryPool
+    drv = gpuarr.driver
+    if os.environ.get("GPUARR_POOL", "").strip().lower() == "binned":
+        pytest.skip("GPUARR_POOL=binned asks for the binned pool")
+    dev = drv.Context.get_device()
+    assert dev.get_attribute(drv.device_attribute.MEMORY_POOLS_SUPPORTED)
+    pool = default_pool()
+    assert isinstance(pool, StreamOrderedMemoryPool)
+    A = drv.mem_pool_attribute
+    assert pool.mem_pool.get_attribute(A.RELEASE_THRESHOLD) == 2 ** 64 - 1
+    # a user stream: fill, drop, allocate again on the same stream, fill
+    # with another value; stream order makes the first fill land first
+    s = drv.Stream()
+    n = 1 << 24
+    for _ in range(3):
+        blk = pool.allocate(4 * n, stream=s)
+        drv.memset_d32_async(blk, 0x11111111, n, s)
+        del blk                                     # freed on s, queued
+        blk2 = pool.allocate(4 * n, stream=s)
+        drv.memset_d32_async(blk2, 0x22222222, n, s)
+        out = drv.pagelocked_empty(n, np.uint32)
+        drv.memcpy_dtoh_async(out, blk2, s)
+        s.synchronize()
+        assert (out == 0x22222222).all()
+        del blk2
+    # arrays, their temporaries and views through the default pool
+    h = _rng.standard_normal((300, 301))
+    d = gpuarr.to_gpu(h)
+    e = (d * 2 + 1)[::2, ::-3].copy()
+    np.testing.assert_allclose(e.get(), (h * 2 + 1)[::2, ::-3], rtol=1e-15)
+    del d, e
+    gc.collect()
+    drv.Context.synchronize()
+    assert pool.held_bytes > 0
 
 
 def test_views_keep_memory_alive():
