@@ -119,9 +119,9 @@ def layout(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
         (for accumulators up to 8 bytes; never fewer rows than 4, or than
         32 elements a lane), which keeps the kernel within 64 registers: 4
         blocks per SM and 24 KB (float32) per block in flight.
-        ``impl="v3"`` (one block an SM, registers to spare) aims at 32
-        accumulator words a thread instead, up to 16 rows: 8192 float32
-        elements a tile.
+        ``impl="v3"`` (one block an SM, registers to spare) aims at 48
+        accumulator words a thread instead (32 for complex128, which spills
+        at 48), up to 16 rows: 12288 float32 elements a tile.
     """
     i_dt, o_dt = np.dtype(in_dtype), np.dtype(out_dtype)
     isz = max(i_dt.itemsize, o_dt.itemsize)
