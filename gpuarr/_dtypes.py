@@ -84,9 +84,16 @@ def check_supported(dtype):
         non-native byte order.
     """
     dt = np.dtype(dtype)
-    if not (dt in _CTYPE_BY_DT and dt.isnative):
-        raise TypeError("gpuarr does not support dtype %s" % (dt,))
-    return dt
+    if dt in _CTYPE_BY_DT and dt.isnative:
+        return dt
+    if not dt.isnative and dt.newbyteorder("=") in _CTYPE_BY_DT:
+        raise TypeError(
+            "gpuarr does not support dtype %s: its byte order is not the "
+            "machine's (GPU memory holds native-order values); convert "
+            "first, e.g. a.astype(a.dtype.newbyteorder('='))" % (dt.str,))
+    raise TypeError("gpuarr does not support dtype %s (supported: bool, "
+                    "int8-int64, uint8-uint64, float16/32/64, "
+                    "complex64/128)" % (dt,))
 
 
 def ctype(dtype):

@@ -255,3 +255,14 @@ def test_check_scalar():
     with pytest.raises(OverflowError):
         _dtypes.check_scalar(2 ** 1100, np.dtype("f4"))
     _dtypes.check_scalar(2 ** 70, np.dtype("f2"))
+
+
+def test_unsupported_dtype_messages_say_why():
+    # non-native byte order of a supported type: say so and how to convert
+    for bad in (">f4", ">i8", ">c16", ">u2"):
+        with pytest.raises(TypeError, match="byte order.*newbyteorder"):
+            _dtypes.check_supported(np.dtype(bad).newbyteorder(">"))
+    # anything else: list what is supported
+    for bad in (object, "U3", "M8[s]", [("a", "f4")]):
+        with pytest.raises(TypeError, match="supported: bool"):
+            _dtypes.check_supported(bad)
