@@ -862,14 +862,8 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
     NEED_CTX(NULL);
     if (!free_b || !total_b)
         return FAIL(E_INVALID_VALUE);
-    size_t used = 0;
-    LOCK();
-    for (Res *r = resources; r; r = r->next)
-        if (r->kind == R_DEV)
-            used += r->size;
-    UNLOCK();
     *total_b = TOTAL_MEM;
-    *free_b = TOTAL_MEM - used;
+    *free_b = TOTAL_MEM - dev_bytes_live();
     return OK;
 }
 
