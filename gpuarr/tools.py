@@ -291,7 +291,6 @@ class StreamOrderedMemoryPool:
                                  2 ** 64 - 1)
         self._alloc = drv.mem_alloc_async
         self.active_blocks = 0
-        self._holding = True
 
     @property
     def mem_pool(self):
@@ -348,7 +347,6 @@ class StreamOrderedMemoryPool:
     def stop_holding(self):
         """Keep no unused memory from now on (release threshold 0) and
         release what is held."""
-        self._holding = False
         self._pool.set_attribute(self._attr.RELEASE_THRESHOLD, 0)
         self.free_held()
 
