@@ -606,18 +606,37 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
         same(x.get(), h)
         assert mp.get_attribute(A.USED_MEM_CURRENT) >= 8000
         assert p.held_bytes == 0
+        ptr = x.ptr
         del x
         gc.collect()
-        assert p.active_blocks == 0 and live() == live0
+        # a small block is kept for the next request of its size and stream
+        assert p.active_blocks == 0 and live() == live0 + 1
+        assert p.held_bytes == 8000
+        x = p.allocate(8000)
+        assert x.ptr == ptr and live() == live0 + 1 and p.held_bytes == 0
         s = drv.Stream()
-        y = p.allocate(4096, stream=s)
-        assert y.size == 4096 and live() == live0 + 1
+        y = p.allocate(8000, stream=s)      # another stream: a new block
+        assert y.ptr != ptr and live() == live0 + 2
         y.free()
         y.free()
-        assert p.active_blocks == 0 and live() == live0
+        z = p.allocate(8000)                # not the block freed on s
+        assert z.ptr != y.ptr and live() == live0 + 3
+        del x, z
+        gc.collect()
+        assert p.active_blocks == 0 and p.held_bytes == 3 * 8000
+        big = p.allocate(2 << 20)           # over 1 MiB: straight back
+        assert live() == live0 + 4
+        del big
+        gc.collect()
+        assert live() == live0 + 3
         p.free_held()
+        assert live() == live0 and p.held_bytes == 0
         p.stop_holding()
         assert mp.get_attribute(A.RELEASE_THRESHOLD) == 0
+        w = p.allocate(100)
+        del w
+        gc.collect()
+        assert live() == live0
     """)
 
 

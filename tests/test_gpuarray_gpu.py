@@ -804,6 +804,21 @@ def test_default_pool_is_stream_ordered():
         s.synchronize()
         assert (out == 0x22222222).all()
         del blk2
+    # small blocks: reused on their own stream only, without driver calls
+    b1 = pool.allocate(1000, stream=s)
+    p1 = b1.ptr
+    drv.memset_d32_async(b1, 5, 250, s)
+    del b1
+    b2 = pool.allocate(1000, stream=s)
+    assert b2.ptr == p1
+    b3 = pool.allocate(1000)            # the legacy stream: another block
+    assert b3.ptr != p1
+    drv.memset_d32_async(b2, 6, 250, s)
+    out = drv.pagelocked_empty(250, np.uint32)
+    drv.memcpy_dtoh_async(out, b2, s)
+    s.synchronize()
+    assert (out == 6).all()
+    del b2, b3
     # arrays, their temporaries and views through the default pool
     h = _rng.standard_normal((300, 301))
     d = gpuarr.to_gpu(h)
