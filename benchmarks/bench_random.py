@@ -3,13 +3,12 @@ ones) written into a preallocated array; GB/s written (higher is better),
 beside CuPy's and PyTorch's generators where importable.
 
 Prediction (H200, see docs/random.md): uniforms are memory-bound (~4.0
-TB/s measured).  float32 normals: the v1 kernel (124 SASS per 16 bytes)
-measured 2.79 TB/s = 124 + ~68 cycles of stall per warp-block per
-scheduler; v2 (GPUARR_RANDOM_IMPL=v2, the default: two Philox blocks per
-thread step, 115 SASS per block) ~3.0 TB/s (2.9-3.3).  float64 normals
-~1.6 TB/s either way (FP64/ALU-bound, see the doc).  The standard_normal
-rows are also measured with the v1 kernel ("v1 kernel" rows) so one run
-compares both.
+TB/s measured).  float32 normals: with the radius from lg2.approx and
+sqrt.approx (run 17's sweep: 3947 GB/s against 3848 for uniforms and
+3047 for the previous polynomial log and rsqrt + Newton), at the write
+bandwidth.  float64 normals ~1.6 TB/s (FP64/ALU-bound, see the doc).  The
+standard_normal rows are also measured with the v1 kernel ("v1 kernel"
+rows) so one run compares both generations.
 """
 import os
 

@@ -370,9 +370,29 @@ def test_v2_mapping_covers_each_block_once_at_its_element(n, per, vec, grid):
 
 def test_kernel_uses_constants_of_reference():
     _, src, _ = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
-    for c in P.NEG2LOG_F32 + (P.NEG2LN2_F32, P.TWO_PI_F32):
+    for c in (P.NEG2LN2_F32, P.TWO_PI_F32):
         assert float(c).hex() + "f" in src
-    assert "ga_neg2log(ga_open01" in src and "__sincosf(ga_angle" in src
+    assert "ga_radius_fast(ga_open01" in src and "__sincosf(ga_angle" in src
+    assert "lg2.approx" in src and "sqrt.approx" in src
+    # exponential keeps the bit-exact log of the reference
+    _, src, _ = grandom.kernel_spec("exponential", np.dtype(np.float32),
+                                    False, 4)
+    for c in P.NEG2LOG_F32 + (P.NEG2LN2_F32,):
+        assert float(c).hex() + "f" in src
+    assert "ga_neg2log(ga_open01" in src
+
+
+def test_normal_f32_bound():
+    n = 1 << 16
+    r = P.normal_radius(3, 0, n)
+    z = P.standard_normal(3, 0, n, np.float32)
+    b = P.normal_f32_bound(3, 0, n, z)
+    assert b.shape == (n,) and np.isfinite(b).all()
+    # the documented sizes: at most sqrt(4e-7) plus the relative terms
+    assert (b <= 6.4e-4 + r * 2.0 ** -19.8 + 1e-6).all()
+    # the absolute part applies below r = sqrt(2 ln 2) only
+    big = r > 1.2
+    assert (b[big] <= r[big] * 2.0 ** -19.8 + 1e-6).all()
 
 
 # ---------------------------------------------------------------------------
