@@ -493,7 +493,11 @@ class Generator:
         """Standard normal floats (Box-Muller, both outputs used).
 
         float32 values reach 6.76 standard deviations (``u1`` takes all 32
-        bits of a word), float64 values 8.57.
+        bits of a word), float64 values 8.57.  float32 values use the
+        hardware's ``lg2.approx``, ``sqrt.approx`` and ``__sincosf``: within
+        a few ulp of the exact Box-Muller value for radii above 1.18, within
+        ``4e-7 / r`` absolute below (``gpuarr._philox.normal_f32_bound``;
+        docs/random.md); float64 values within 4 ulp.
 
         Parameters
         ----------
