@@ -83,6 +83,25 @@ def accumulate_dtypes(op, dtype_in, dtype=None, out_dtype=None):
     return loop, res
 
 
+_RESOLVED = {}   # (op, input dtype, dtype=, out dtype) -> dtypes, operator
+
+
+def _dtypes_and_operator(op, dtype_in, dtype, out_dtype):
+    """:func:`accumulate_dtypes` and the scan operator, remembered per
+    arguments (a repeated call skips numpy's dtype resolution)."""
+    try:
+        key = (op, dtype_in, dtype, out_dtype)
+        hit = _RESOLVED.get(key)
+    except TypeError:           # an unhashable dtype= spelling
+        key = hit = None
+    if hit is None:
+        loop, res_dt = accumulate_dtypes(op, dtype_in, dtype, out_dtype)
+        hit = (loop, res_dt) + _scan.builtin_operator(op, loop)
+        if key is not None:
+            _RESOLVED[key] = hit
+    return hit
+
+
 def _norm_axis(axis, ndim):
     try:
         ax = operator.index(axis)
@@ -95,7 +114,7 @@ def _norm_axis(axis, ndim):
 
 
 def _c_contig(a):
-    return a.flags.c_contiguous
+    return a._c     # flags.c_contiguous, without building the flags object
 
 
 def _prod(seq):
@@ -111,6 +130,8 @@ def _overlap(a, b):
         return False
 
     def extent(x):
+        if x._c:
+            return x.ptr, x.ptr + x.size * x.dtype.itemsize
         lo = hi = x.ptr
         for n, s in zip(x.shape, x.strides):
             if s > 0:
@@ -144,8 +165,8 @@ def _accumulate(op, a, axis, dtype, out, stream):
         a = asarray(a)
     if out is not None and not isinstance(out, GPUArray):
         raise TypeError("out must be a GPUArray, not %s" % type(out).__name__)
-    loop, res_dt = accumulate_dtypes(op, a.dtype, dtype,
-                                     None if out is None else out.dtype)
+    loop, res_dt, expr, neutral = _dtypes_and_operator(
+        op, a.dtype, dtype, None if out is None else out.dtype)
     if a.dtype.kind == "c" and loop.kind != "c" or (
             loop.kind == "c" and res_dt.kind != "c"):
         warnings.warn("Casting complex values to real discards the "
@@ -171,7 +192,6 @@ def _accumulate(op, a, axis, dtype, out, stream):
     n = a.size
     if n == 0:
         return out if out is not None else empty(shape, res_dt)
-    expr, neutral = _scan.builtin_operator(op, loop)
     # where the results go: out itself when it is C-contiguous and either
     # distinct from a or the very same elements (an in-place scan)
     direct = (out is not None and _c_contig(out)

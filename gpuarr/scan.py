@@ -431,8 +431,6 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     if n <= 0:
         return
     impl = _check_impl(impl)
-    in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
-                              np.dtype(loop_dtype))
     seg = row_len is not None and int(row_len) < n
     if row_len is not None:
         row_len = int(row_len)
@@ -442,13 +440,23 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     kernels, scratches = _state()
     if impl == "v3" and not _v3_ok(kernels, in_ptr, out_ptr):
         impl = "v1"
-    vec, rows = layout(in_dt, out_dt, loop_dt, impl)
-    tile = _block(impl) * vec * rows
+    # the layout of these dtypes, computed once (a repeated scan pays a
+    # dictionary lookup, not the arithmetic of layout())
+    lkey = ("layout", in_dtype, out_dtype, loop_dtype, impl)
+    lay = kernels.get(lkey)
+    if lay is None:
+        in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
+                                  np.dtype(loop_dtype))
+        vec, rows = layout(in_dt, out_dt, loop_dt, impl)
+        lay = kernels[lkey] = (in_dt, out_dt, loop_dt,
+                               _block(impl) * vec * rows,
+                               vec * in_dt.itemsize, vec * out_dt.itemsize,
+                               _acc_dtype(loop_dt).itemsize)
+    in_dt, out_dt, loop_dt, tile, in_align, out_align, acc_isz = lay
     ntiles = -(-n // tile)
     if ntiles > _MAX_GRID:
         raise ValueError("%d elements are more than one scan can handle" % n)
-    aligned = (in_ptr % (vec * in_dt.itemsize) == 0
-               and out_ptr % (vec * out_dt.itemsize) == 0)
+    aligned = in_ptr % in_align == 0 and out_ptr % out_align == 0
     key = ("lookback", in_dt, out_dt, loop_dt, scan_expr, neutral,
            bool(exclusive), seg, aligned, preamble,
            tuple(options) if options else None, name, impl,
@@ -460,7 +468,6 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
                        seg, aligned, preamble), options, impl,
                       bool(commutative))
     fn = ent[0]
-    acc_isz = _acc_dtype(loop_dt).itemsize
     if acc_isz <= 4:
         words = 4 + 2 * ntiles
         nbytes = 4 * words
