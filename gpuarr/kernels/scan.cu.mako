@@ -532,6 +532,10 @@ ${results_and_stores(aligned)}\
 <%
     NC = block // 32
     S = stages
+    # per-round slots (tile id, aggregate, prefix and their barriers): a
+    # stage is refilled while the consumers still wait for the prefix of the
+    # tile it held, so those live in a ring of 2 S slots
+    R = 2 * stages
 %>\
 // mbarriers in shared memory (PTX ISA 8.0, sm_90).  Arrive: release at CTA
 // scope; try_wait: acquire at CTA scope, so what a thread wrote before its
@@ -580,15 +584,23 @@ static __device__ __forceinline__ void ga_bulk_load(void *dst, const void *src, 
 // waiting on it wait about as long as in v1; meanwhile the block keeps
 // several tiles of loads in flight and the look-back of one tile overlaps
 // the scan of the previous and the loads of the next.
-// Per stage s, in round j (its j-th tile): full[s] completes phase j when
-// the id is written and the tile has arrived (or at once for the partial
-// last tile and the end marker); aggr[s] when A is published; pref[s] when
-// the prefix is in s_pre[s]; empty[s] when every consumer thread has read
-// the stage and s_pre[s].  Each phase needs the previous barrier's phase j
-// and empty[s] phase j-1, so no barrier runs two phases ahead of a waiter;
-// and as the stage count is even, the aggregator or look-back warp that
-// takes round k also took round k - ${S} (the stage's previous use), so
-// none waits on a phase while the one before it is still incomplete.
+// Round k (the block's k-th tile) uses stage s = k mod ${S} for its data and
+// slot q = k mod ${R} for its tile id, aggregate, prefix and the barriers
+// aggr[q], pref[q].  full[s] completes a phase when the id is written and
+// the tile has arrived (or at once for the partial last tile and the end
+// marker); aggr[q] when A is published; pref[q] when the prefix is in
+// s_pre[q]; empty[s] when every consumer thread has read the stage, before
+// its prefix is known.  The producer refills stage s for round k once
+// empty[s] and aggr[(k - ${S}) mod ${R}] say that the consumers and the
+// aggregator of round k - ${S} are done with it, so the stages hold loads
+// in flight instead of tiles waiting for their prefixes (the consumers
+// wait with the tile in registers).  No barrier runs two phases ahead of a
+// waiter: round k + ${S} of a stage needs the consumers to have read round
+// k, and round k + ${R} of a slot needs them to have read stage k + ${S}, i.e.
+// to have finished round k (prefix included).  As ${S} is even, the
+// aggregator or look-back warp that takes round k also took rounds k - ${S}
+// and k - ${R}, so none waits on a phase while the one before it is still
+// incomplete.
 extern "C" __global__ void __launch_bounds__(${block + 160}, 1)
 ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         unsigned long long row_len, unsigned int *scratch, unsigned int ntiles)
@@ -605,11 +617,11 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
 % endif
     extern __shared__ __align__(128) unsigned char ga_dyn[];
     ga_in_t *stage = (ga_in_t *)ga_dyn;          // ${S} tiles of input
-    __shared__ unsigned long long s_full[${S}], s_empty[${S}], s_aggr[${S}], s_pref[${S}];
-    __shared__ unsigned int s_tile[${S}];
-    __shared__ ga_acc_t s_agg[${S}];
-    __shared__ bool s_aggf[${S}];
-    __shared__ ga_acc_t s_pre[${S}];
+    __shared__ unsigned long long s_full[${S}], s_empty[${S}], s_aggr[${R}], s_pref[${R}];
+    __shared__ unsigned int s_tile[${R}];
+    __shared__ ga_acc_t s_agg[${R}];
+    __shared__ bool s_aggf[${R}];
+    __shared__ ga_acc_t s_pre[${R}];
     __shared__ ga_acc_t s_wtot[2][GA_NW];
     __shared__ bool s_wflag[2][GA_NW];
 
@@ -620,8 +632,11 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         for (int s = 0; s < ${S}; ++s) {
             ga_bar_init(&s_full[s], 1u);
             ga_bar_init(&s_empty[s], ${block}u);
-            ga_bar_init(&s_aggr[s], 1u);
-            ga_bar_init(&s_pref[s], 1u);
+        }
+#pragma unroll
+        for (int q = 0; q < ${R}; ++q) {
+            ga_bar_init(&s_aggr[q], 1u);
+            ga_bar_init(&s_pref[q], 1u);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -633,11 +648,15 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         bool end = false;
         for (unsigned int k = 0;; ++k) {
             const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
-            if (k >= ${S}u) ga_bar_wait(&s_empty[s], ph ^ 1u);
+            if (k >= ${S}u) {
+                ga_bar_wait(&s_empty[s], ph ^ 1u);
+                // the consumers have read the stage; so must the aggregator
+                ga_bar_wait(&s_aggr[(k - ${S}u) % ${R}u], ((k - ${S}u) / ${R}u) & 1u);
+            }
             // past the first id >= ntiles, one more end marker: the
             // aggregator and look-back warps that take odd rounds see one too
             const unsigned int t = end ? 0xffffffffu : atomicAdd(scratch, 1u);
-            s_tile[s] = t;
+            s_tile[k % ${R}u] = t;
             if (t < ntiles && n - (unsigned long long)t * GA_TILE >= GA_TILE) {
                 constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
                 ga_bar_arrive_tx(&s_full[s], BYTES);
@@ -656,11 +675,11 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         // ---- aggregators (two, taking alternate tiles): a full tile's
         // aggregate, from its last row start on when rows are scanned
         for (unsigned int k = warp - (GA_NW + 1);; k += 2u) {
-            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u, q = k % ${R}u;
             ga_bar_wait(&s_full[s], ph);
-            const unsigned int t = s_tile[s];
+            const unsigned int t = s_tile[q];
             if (t >= ntiles) {
-                if (lane == 0) ga_bar_arrive(&s_aggr[s]);
+                if (lane == 0) ga_bar_arrive(&s_aggr[q]);
                 return;
             }
             const unsigned long long base = (unsigned long long)t * GA_TILE;
@@ -750,22 +769,22 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
 % else:
                     ga_publish(status, aval, pval, t, early_p ? GA_ST_P : GA_ST_A, agg);
 % endif
-                    s_agg[s] = agg;
-                    s_aggf[s] = agg_f;
+                    s_agg[q] = agg;
+                    s_aggf[q] = agg_f;
                 }
             }
-            if (lane == 0) ga_bar_arrive(&s_aggr[s]);
+            if (lane == 0) ga_bar_arrive(&s_aggr[q]);
         }
     }
 
     if (warp == GA_NW + 3 || warp == GA_NW + 4) {
         // ---- look-back (two warps, taking alternate tiles)
         for (unsigned int k = warp - (GA_NW + 3);; k += 2u) {
-            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
-            ga_bar_wait(&s_aggr[s], ph);
-            const unsigned int t = s_tile[s];
+            const unsigned int q = k % ${R}u;
+            ga_bar_wait(&s_aggr[q], (k / ${R}u) & 1u);
+            const unsigned int t = s_tile[q];
             if (t >= ntiles) {
-                if (lane == 0) ga_bar_arrive(&s_pref[s]);
+                if (lane == 0) ga_bar_arrive(&s_pref[q]);
                 return;
             }
             const unsigned long long base = (unsigned long long)t * GA_TILE;
@@ -778,26 +797,26 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                 const ga_acc_t pre = ga_lookback(status, aval, pval, t, lane);
 % endif
                 if (lane == 0) {
-                    const bool early_p = SEG ? s_aggf[s] : false;
+                    const bool early_p = SEG ? s_aggf[q] : false;
                     if (!early_p && full) {
 % if packed:
-                        ga_publish(desc, t, GA_ST_P, ga_scan_op(pre, s_agg[s]));
+                        ga_publish(desc, t, GA_ST_P, ga_scan_op(pre, s_agg[q]));
 % else:
-                        ga_publish(status, aval, pval, t, GA_ST_P, ga_scan_op(pre, s_agg[s]));
+                        ga_publish(status, aval, pval, t, GA_ST_P, ga_scan_op(pre, s_agg[q]));
 % endif
                     }
-                    s_pre[s] = pre;
+                    s_pre[q] = pre;
                 }
             }
-            if (lane == 0) ga_bar_arrive(&s_pref[s]);
+            if (lane == 0) ga_bar_arrive(&s_pref[q]);
         }
     }
 
     // ---- consumers: warps 0..GA_NW-1, v1's layout over the staged tile
     for (unsigned int k = 0;; ++k) {
-        const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+        const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u, q = k % ${R}u;
         ga_bar_wait(&s_full[s], ph);
-        const unsigned int tile = s_tile[s];
+        const unsigned int tile = s_tile[q];
         if (tile >= ntiles) return;
         const unsigned long long base = (unsigned long long)tile * GA_TILE;
         const unsigned long long rem = n - base;
@@ -825,6 +844,9 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                 for (int e = 0; e < GA_V; ++e) x[r][e] = ga_scan_load(gsrc[min(o + e, last)]);
             }
         }
+        // done with the stage: the producer may refill it while this tile
+        // waits for its prefix (which lives in slot q, not in the stage)
+        ga_bar_arrive(&s_empty[s]);
 ${local_scan()}
         if (lane == 31) {
             s_wtot[k & 1u][warp] = carry;
@@ -844,15 +866,14 @@ ${local_scan()}
             agg_f = agg_f || f;
         }
         const bool need_prefix = tile > 0u && !(SEG && bmod == 0ull);
-        ga_bar_wait(&s_pref[s], ph);
+        ga_bar_wait(&s_pref[q], (k / ${R}u) & 1u);
         ga_acc_t bp;
         bool bp_have = false;
         if (need_prefix) {
-            bp = s_pre[s];
+            bp = s_pre[q];
             bp_have = true;
         }
-        // done with the stage and s_pre[s]: the producer may refill it
-        ga_bar_arrive(&s_empty[s]);
+
         if (warp > 0) {
             bp = (bp_have && !wp_f) ? ga_scan_op(bp, wp) : wp;
             bp_have = true;
