@@ -364,8 +364,10 @@ def _scratch(scratches, stream, nbytes):
     """A device buffer of at least ``nbytes`` private to ``stream``.
 
     Launches on one stream run in order, so a buffer reused by the next
-    scan on the same stream is free by then (its memset comes after the
-    previous kernel).  The entry keeps the stream object alive, so its
+    scan on the same stream is free by then.  A new buffer is zeroed once
+    (on ``stream``); after that every look-back kernel leaves the bytes it
+    used zeroed again (its last block or warp clears them), so a scan needs
+    no memset of its own.  The entry keeps the stream object alive, so its
     handle cannot be reused by another stream while cached.
     """
     key = 0 if stream is None else int(getattr(stream, "handle", 0) or 0)
@@ -375,7 +377,9 @@ def _scratch(scratches, stream, nbytes):
         return ent[0]
     size = max(nbytes, 1 << 16)
     size = 1 << (size - 1).bit_length()
-    buf = _drv().mem_alloc(size)
+    drv = _drv()
+    buf = drv.mem_alloc(size)
+    drv.memset_d32_async(buf, 0, size // 4, stream)
     scratches[key] = (buf, size, stream)
     scratches.move_to_end(key)
     while len(scratches) > _MAX_SCRATCH:
@@ -468,15 +472,12 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
                        seg, aligned, preamble), options, impl,
                       bool(commutative))
     fn = ent[0]
+    # the kernel's ga_scratch_bytes(ntiles)
     if acc_isz <= 4:
-        words = 4 + 2 * ntiles
-        nbytes = 4 * words
+        nbytes = 16 + 8 * ntiles
     else:
-        words = 4 + ntiles
         nbytes = ((16 + 4 * ntiles + 15) & ~15) + 2 * ntiles * acc_isz
     buf = _scratch(scratches, stream, nbytes)
-    drv = _drv()
-    drv.memset_d32_async(buf, 0, words, stream)
     if impl == "v1":
         fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream,
                                in_ptr, out_ptr, n, row_len if seg else n, buf)

@@ -250,6 +250,36 @@ def test_race_repeated_big_scans_identical():
         check_sum(cumsum(af).get(), hf)
 
 
+def _scratch_bytes(stream):
+    """The host copy of the scan scratch buffer of ``stream``."""
+    kernels, scratches = scan._state()
+    key = 0 if stream is None else int(stream.handle)
+    buf, size, _ = scratches[key]
+    out = np.empty(size, np.uint8)
+    drv.Context.synchronize()
+    drv.memcpy_dtoh(out, buf)
+    return out
+
+
+def test_scratch_left_zeroed_between_layouts():
+    """No memset before a scan: each launch clears the descriptors it used,
+    so scans of other descriptor layouts (packed 4-byte, 8-byte and 16-byte
+    accumulators), larger and smaller, on one stream all see a clean
+    buffer, and the buffer is all zeros after each."""
+    s = drv.Stream()
+    cases = [(np.float32, 3 * 10 ** 6 + 7), (np.complex128, 10 ** 6 + 3),
+             (np.int32, 2 ** 20 + 1), (np.float64, 5 * 10 ** 6 + 1),
+             (np.float32, 12289), (np.complex128, 3 * 10 ** 6 + 7),
+             (np.int8, 2 ** 16 + 3)]
+    for dt, n in cases * 2:
+        h = rand(n, dt)
+        out = cumsum(ga.to_gpu(h), stream=s)
+        s.synchronize()
+        check_sum(out.get(), h)
+        left = _scratch_bytes(s)
+        assert not left.any(), (dt, n, np.flatnonzero(left)[:8])
+
+
 @pytest.mark.parametrize("grid", [1, 2, 7, None])
 @pytest.mark.parametrize("case", ["i4", "i4->i8", "f8", "rows", "excl"])
 def test_many_tiles_per_block(case, grid, impl, monkeypatch):

@@ -172,7 +172,8 @@ static __device__ __forceinline__ ga_acc_t ga_scan_neutral() { return (ga_acc_t)
 #define GA_FULL 0xffffffffu
 // look-back: descriptors per lane per step (a window of 32 * GA_LB tiles)
 #define GA_LB ${lookback}
-// descriptor status: X (0, what the host's memset leaves), A, P
+// descriptor status: X (0: the buffer is zeroed once when allocated, and
+// every launch leaves what it used zeroed again, see ga_scratch_done), A, P
 #define GA_ST_X 0u
 #define GA_ST_A 1u
 #define GA_ST_P 2u
@@ -235,6 +236,42 @@ static __device__ __forceinline__ ga_acc_t ga_warp_scan(ga_acc_t v, int lane, in
         if (lane - d >= start) v = ga_scan_op(u, v);
     }
     return v;
+}
+
+// ---- the scratch buffer: [0] the tile counter, [1] the count of finished
+// blocks (v1) or warps (v3), descriptors from byte 16; its bytes used by a
+// launch of ntiles tiles
+static __device__ __forceinline__ unsigned long long ga_scratch_bytes(unsigned int ntiles) {
+% if packed:
+    return 16ull + 8ull * ntiles;
+% else:
+    return ((16ull + 4ull * ntiles + 15ull) & ~15ull) + 2ull * ntiles * sizeof(ga_acc_t);
+% endif
+}
+// Called by a whole warp once it (and, for v1, its block) will touch the
+// scratch no more.  Its lane 0 counts it finished (after a fence, so that
+// its descriptor stores come first); the warp that finishes last of
+// `total` zeroes every byte the launch used, counters included, so the
+// next scan on this stream (they are ordered) finds it as the host's memset
+// used to leave it, without a memset.  No other warp reads or writes the
+// scratch by then.
+static __device__ __forceinline__ void ga_scratch_done(unsigned int *scratch, unsigned int ntiles,
+                                                       unsigned int total, int lane) {
+    __syncwarp();
+    unsigned int last = 0u;
+    if (lane == 0) {
+        __threadfence();
+        last = atomicAdd(scratch + 1, 1u) == total - 1u ? 1u : 0u;
+    }
+    if (__shfl_sync(GA_FULL, last, 0)) {
+        __threadfence();
+        const unsigned long long bytes = ga_scratch_bytes(ntiles);   // a multiple of 8
+        uint4 *p16 = reinterpret_cast<uint4 *>(scratch);
+        for (unsigned long long i = lane; i < bytes / 16ull; i += 32ull)
+            p16[i] = make_uint4(0u, 0u, 0u, 0u);
+        if (lane == 0 && (bytes & 8ull))
+            reinterpret_cast<uint2 *>(scratch)[bytes / 8ull - 1ull] = make_uint2(0u, 0u);
+    }
 }
 
 // ---- descriptors.  All accesses are volatile (never served by L1).
@@ -511,6 +548,9 @@ ${local_scan()}\
         }
     }
     __syncthreads();
+    // the block is done with the scratch (warp 0 and thread 0 were its only
+    // users): count it, the last block clears the scratch
+    if (warp == 0) ga_scratch_done(scratch, gridDim.x, gridDim.x, lane);
 
     // ---- the block prefix of this warp, then each row's full prefix
     ga_acc_t bp;
@@ -642,9 +682,10 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
     }
     __syncthreads();
 
+    const unsigned int nwarps = gridDim.x * (blockDim.x / 32u);
     if (warp == GA_NW) {
-        // ---- producer (one lane)
-        if (lane != 0) return;
+        // ---- producer (lane 0; the others wait for it at the end)
+        if (lane == 0) {
         bool end = false;
         for (unsigned int k = 0;; ++k) {
             const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
@@ -665,10 +706,13 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                 ga_bar_arrive(&s_full[s]);
             }
             if (t >= ntiles) {
-                if (end) return;
+                if (end) break;
                 end = true;
             }
         }
+        }
+        ga_scratch_done(scratch, ntiles, nwarps, lane);
+        return;
     }
 
     if (warp == GA_NW + 1 || warp == GA_NW + 2) {
@@ -680,6 +724,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
                 if (lane == 0) ga_bar_arrive(&s_aggr[q]);
+                ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
             }
             const unsigned long long base = (unsigned long long)t * GA_TILE;
@@ -785,6 +830,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
                 if (lane == 0) ga_bar_arrive(&s_pref[q]);
+                ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
             }
             const unsigned long long base = (unsigned long long)t * GA_TILE;
@@ -817,7 +863,10 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u, q = k % ${R}u;
         ga_bar_wait(&s_full[s], ph);
         const unsigned int tile = s_tile[q];
-        if (tile >= ntiles) return;
+        if (tile >= ntiles) {
+            ga_scratch_done(scratch, ntiles, nwarps, lane);
+            return;
+        }
         const unsigned long long base = (unsigned long long)tile * GA_TILE;
         const unsigned long long rem = n - base;
         const bool full = rem >= GA_TILE;
