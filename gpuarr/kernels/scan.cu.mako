@@ -249,22 +249,23 @@ static __device__ __forceinline__ unsigned long long ga_scratch_bytes(unsigned i
 % endif
 }
 // Called by a whole warp once it (and, for v1, its block) will touch the
-// scratch no more.  Its lane 0 counts it finished (after a fence, so that
-// its descriptor stores come first); the warp that finishes last of
-// `total` zeroes every byte the launch used, counters included, so the
-// next scan on this stream (they are ordered) finds it as the host's memset
-// used to leave it, without a memset.  No other warp reads or writes the
-// scratch by then.
+// scratch no more.  Its lane 0 counts it finished: fence.acq_rel.gpu then
+// the atomic is a release pattern (PTX memory model), so its descriptor
+// loads and stores come first; the warp that finishes last of `total`
+// (the atomic then the fence: an acquire pattern) zeroes every byte the
+// launch used, counters included, so the next scan on this stream (they
+// are ordered) finds it as the host's memset used to leave it, without a
+// memset.  No other warp reads or writes the scratch by then.
 static __device__ __forceinline__ void ga_scratch_done(unsigned int *scratch, unsigned int ntiles,
                                                        unsigned int total, int lane) {
     __syncwarp();
     unsigned int last = 0u;
     if (lane == 0) {
-        __threadfence();
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
         last = atomicAdd(scratch + 1, 1u) == total - 1u ? 1u : 0u;
     }
     if (__shfl_sync(GA_FULL, last, 0)) {
-        __threadfence();
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
         const unsigned long long bytes = ga_scratch_bytes(ntiles);   // a multiple of 8
         uint4 *p16 = reinterpret_cast<uint4 *>(scratch);
         for (unsigned long long i = lane; i < bytes / 16ull; i += 32ull)
