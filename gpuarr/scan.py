@@ -69,8 +69,9 @@ def _env_impl():
 #: The look-back kernel used by default: ``"v3"`` (persistent blocks with
 #: warp roles and TMA staging; where the device is older than sm_90 or an
 #: array is not 16-byte aligned, v1 runs instead) or ``"v1"`` (a block per
-#: tile).  On the H200 v3 ran flat float32 scans at about 2800 GB/s against
-#: v1's 2350, int32->int64 at 2580 against 1600, rows at par (NOTES.md).
+#: tile).  On the H200 v3 ran flat float32 scans at about 3100 GB/s against
+#: v1's 2250-2420, int32->int64 at 2700 against 1600, rows at 3250 against
+#: 2700 (NOTES.md, runs 26-28).
 #: Set by the environment variable ``GPUARR_SCAN_IMPL`` at import, or assign
 #: ``gpuarr.scan.IMPL`` at run time.
 try:
