@@ -687,30 +687,30 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
     if (warp == GA_NW) {
         // ---- producer (lane 0; the others wait for it at the end)
         if (lane == 0) {
-        bool end = false;
-        for (unsigned int k = 0;; ++k) {
-            const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
-            if (k >= ${S}u) {
-                ga_bar_wait(&s_empty[s], ph ^ 1u);
-                // the consumers have read the stage; so must the aggregator
-                ga_bar_wait(&s_aggr[(k - ${S}u) % ${R}u], ((k - ${S}u) / ${R}u) & 1u);
+            bool end = false;
+            for (unsigned int k = 0;; ++k) {
+                const unsigned int s = k % ${S}u, ph = (k / ${S}u) & 1u;
+                if (k >= ${S}u) {
+                    ga_bar_wait(&s_empty[s], ph ^ 1u);
+                    // the consumers have read the stage; so must the aggregator
+                    ga_bar_wait(&s_aggr[(k - ${S}u) % ${R}u], ((k - ${S}u) / ${R}u) & 1u);
+                }
+                // past the first id >= ntiles, one more end marker: the
+                // aggregator and look-back warps that take odd rounds see one too
+                const unsigned int t = end ? 0xffffffffu : atomicAdd(scratch, 1u);
+                s_tile[k % ${R}u] = t;
+                if (t < ntiles && n - (unsigned long long)t * GA_TILE >= GA_TILE) {
+                    constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
+                    ga_bar_arrive_tx(&s_full[s], BYTES);
+                    ga_bulk_load(stage + s * GA_TILE, in + (unsigned long long)t * GA_TILE, BYTES, &s_full[s]);
+                } else {
+                    ga_bar_arrive(&s_full[s]);
+                }
+                if (t >= ntiles) {
+                    if (end) break;
+                    end = true;
+                }
             }
-            // past the first id >= ntiles, one more end marker: the
-            // aggregator and look-back warps that take odd rounds see one too
-            const unsigned int t = end ? 0xffffffffu : atomicAdd(scratch, 1u);
-            s_tile[k % ${R}u] = t;
-            if (t < ntiles && n - (unsigned long long)t * GA_TILE >= GA_TILE) {
-                constexpr unsigned int BYTES = GA_TILE * (unsigned int)sizeof(ga_in_t);
-                ga_bar_arrive_tx(&s_full[s], BYTES);
-                ga_bulk_load(stage + s * GA_TILE, in + (unsigned long long)t * GA_TILE, BYTES, &s_full[s]);
-            } else {
-                ga_bar_arrive(&s_full[s]);
-            }
-            if (t >= ntiles) {
-                if (end) break;
-                end = true;
-            }
-        }
         }
         ga_scratch_done(scratch, ntiles, nwarps, lane);
         return;
