@@ -135,6 +135,26 @@ class PooledDeviceAllocation:
                 pass
 
 
+def _keep(bins, key, raw):
+    """Add a freed block to the list of its key (the pools' reuse bins)."""
+    lst = bins.get(key)
+    if lst is None:
+        bins[key] = [raw]
+    else:
+        lst.append(raw)
+
+
+def _free_kept(bins):
+    """Give every block of the bins back to the driver, ignoring errors
+    (freeing held memory is best effort)."""
+    for lst in bins.values():
+        for raw in lst:
+            try:
+                raw.free()
+            except Exception:
+                pass
+
+
 class DeviceMemoryPool:
     """Size-binned pool of device memory (PyCUDA's ``DeviceMemoryPool``).
 
@@ -217,11 +237,7 @@ class DeviceMemoryPool:
     def _give_back(self, raw, size, stream=None):
         self.active_blocks -= 1
         if self._holding:
-            lst = self._bins.get(size)
-            if lst is None:
-                self._bins[size] = [raw]
-            else:
-                lst.append(raw)
+            _keep(self._bins, size, raw)
             self._held += 1
         else:
             raw.free()
@@ -231,12 +247,7 @@ class DeviceMemoryPool:
         bins = self._bins
         self._bins = {}
         self._held = 0
-        for lst in bins.values():
-            for raw in lst:
-                try:
-                    raw.free()
-                except Exception:
-                    pass
+        _free_kept(bins)
 
     def stop_holding(self):
         """Free held blocks and free future returned blocks immediately."""
@@ -362,12 +373,7 @@ class StreamOrderedMemoryPool:
     def _give_back(self, raw, size, stream=None):
         self.active_blocks -= 1
         if self._holding and size <= _SMALL_BLOCK:
-            key = (size, stream)
-            lst = self._cache.get(key)
-            if lst is None:
-                self._cache[key] = [raw]
-            else:
-                lst.append(raw)
+            _keep(self._cache, (size, stream), raw)
             self._cached_bytes += size
         else:
             raw.free()
@@ -380,12 +386,7 @@ class StreamOrderedMemoryPool:
         cache = self._cache
         self._cache = {}
         self._cached_bytes = 0
-        for lst in cache.values():
-            for raw in lst:
-                try:
-                    raw.free()
-                except Exception:
-                    pass
+        _free_kept(cache)
         _driver().Context.synchronize()
         self._pool.trim_to(0)
 
