@@ -433,8 +433,14 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
                                   if kd == "c") if "c" in kinds else 1)
         else:
             vec = 1
-        isz_c = max_isz
-        unroll = max(2, min(8, 64 // (vec * isz_c)))
+        # 16 bytes per operand per thread: one vector access, or several
+        # scalar ones (half as many when gathering a strided operand, whose
+        # sectors are partly wasted).  Sweeps on the H200 (runs 29-30,
+        # benchmarks/NOTES.md): the 2**28 float32 add kernel 4309-4325 ->
+        # 4355-4373 GB/s with one 16-byte vector per thread instead of four.
+        unroll = max(1, 16 // (vec * max_isz))
+        if "s" in kinds:
+            unroll = max(1, unroll // 2)
         while unroll > 1 and inner < _BLOCK * unroll * vec:
             unroll //= 2
         # mid-sized arrays: fewer elements per thread, more blocks in flight

@@ -115,8 +115,8 @@ def test_run_elementwise_contiguous_flow(fake_launch):
     assert len(calls) == 2
     grid, block, stream, args = calls[0]
     assert args[:3] == (1 << 30, 2 << 30, 3 << 30)
-    # one block per chunk of 256 threads x 4 vectors x 4 floats
-    assert block == (256, 1, 1) and grid == (n // 4096, 1, 1)
+    # one block per chunk of 256 threads x one 16-byte vector (4 floats)
+    assert block == (256, 1, 1) and grid == (n // 1024, 1, 1)
     assert fake_launch[0].chars == "PPPiii"
     assert "ld" not in fake_launch[0].chars
     assert "ga_vec<float, 4>" in fake_launch[0].source

@@ -142,6 +142,8 @@ def test_path_selection():
     sp = spec_for("add", [FakeArray(f4, (2 ** 28,))],
                   [FakeArray(f4, (2 ** 28,)), FakeArray(f4, (2 ** 28,))])
     assert sp.path == "rows" and sp.kkey[-1][1] == 4 and sp.kkey[-2] == "int"
+    # one 16-byte vector per operand per thread (unroll 1)
+    assert sp.kkey[-1][2] == 1 and sp.render_kw["unroll"] == 1
     sp = spec_for("add", [FakeArray(f4, (16384, 16384))],
                   [FakeArray(f4, (16384, 16384)),
                    FakeArray(f4, (16384, 16384), (0, 4))])
@@ -149,6 +151,12 @@ def test_path_selection():
     sp = spec_for("add", [FakeArray(f4, (2 ** 27,))],
                   [FakeArray(f4, (2 ** 27,), (8,)), FakeArray(f4, (2 ** 27,), (8,))])
     assert sp.path == "rows" and sp.kkey[-1][1] == 1 and sp.kkey[-2] == "int"
+    # scalar gathers of a strided operand: two per thread (8 bytes)
+    assert sp.kkey[-1][2] == 2
+    sp = spec_for("add", [FakeArray(f4, (2 ** 22,), ptr=(1 << 30) + 4)],
+                  [FakeArray(f4, (2 ** 22,)), FakeArray(f4, (2 ** 22,))])
+    # misaligned output: scalar accesses, four per thread (16 bytes)
+    assert sp.kkey[-1][1:3] == (1, 4)
     sp = spec_for("copy", [FakeArray(f4, (16384, 16384))],
                   [FakeArray(f4, (16384, 16384), (4, 65536))])
     assert sp.path == "transpose" and sp.kkey[-1][:2] == (4, 64)
@@ -158,8 +166,8 @@ def test_path_selection():
     sp = spec_for("copy", [FakeArray("i1", (2 ** 31 + 5,))],
                   [FakeArray("i1", (2 ** 31 + 5,))])
     assert sp.kkey[-2] == "long long"
-    # one block per chunk (256 threads x 4 x 16 bytes), no grid-stride tail
-    assert sp.grid[0] == -(-(2 ** 31 + 5) // (256 * 4 * 16))
+    # one block per chunk (256 threads x 16 bytes), no grid-stride tail
+    assert sp.grid[0] == -(-(2 ** 31 + 5) // (256 * 16))
 
 
 @needs_compiler
