@@ -539,7 +539,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         name=spec.name, path=path, itype=itype, block=block, params=params,
         preamble="", ops=ops_desc, apply_args=apply_args,
         apply_body=apply_body, ndim=ndim, operation="", loop_prep="",
-        after_loop="", dense=False, **extra)
+        after_loop="", dense=False, aligned=[], **extra)
     spec.chars = chars
     spec.grid = (grid, 1, 1)
     spec.block = (block, 1, 1)
@@ -1010,10 +1010,23 @@ class ElementwiseKernel:
         self.after_loop = after_loop
         self._vec_idx = [k for k, a in enumerate(self.args)
                          if not isinstance(a, ScalarArg)]
+        # the vector layout of unit-step launches: ``_vec`` consecutive
+        # indices per thread, each array's pointer aligned to ``_vec`` of
+        # its elements (at most 16 bytes).  Only for arrays of C's own
+        # types: nvcc leaves the accesses of ga_half and of complex stores
+        # unmerged, and the layout would then only spread each warp's
+        # accesses wider.
+        dts = [a.dtype for a in self.args if not isinstance(a, ScalarArg)]
+        sizes = [dt.itemsize for dt in dts]
+        plain = all(dt.kind in "biu" or (dt.kind == "f" and dt.itemsize >= 4)
+                    for dt in dts)
+        self._vec = max(1, min(4, 16 // max(sizes))) if sizes and plain else 1
+        self._align = [min(16, self._vec * s) for s in sizes]
         self._fns = {}
 
-    def _source(self, itype, dense=False, restrict=False):
+    def _source(self, itype, dense=False, restrict=False, vec=1):
         params = []
+        aligned = []
         ptr = " *__restrict__" if restrict else " *"
         for a in self.args:
             ct = _dtypes.ctype(a.dtype)
@@ -1021,16 +1034,18 @@ class ElementwiseKernel:
                 params.append((ct, a.name))
             else:
                 params.append((ct + ptr, a.name))
+                aligned.append((a.name, min(16, vec * a.dtype.itemsize)))
         params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
         return render("elementwise.cu.mako", name=self.name, path="user",
                       itype=itype, block=_BLOCK, params=params,
                       preamble=self.preamble, ops=[], apply_args=[],
-                      apply_body=[], ndim=1, vec=1,
+                      apply_body=[], ndim=1, vec=vec if dense else 1,
                       unroll=_USER_UNROLL if dense else 1, tile=0,
                       operation=self.operation, loop_prep=self.loop_prep,
-                      after_loop=self.after_loop, dense=dense)
+                      after_loop=self.after_loop, dense=dense,
+                      aligned=aligned)
 
-    def get_source(self, wide=False, dense=False, restrict=False):
+    def get_source(self, wide=False, dense=False, restrict=False, vec=1):
         """The kernel's source.
 
         Parameters
@@ -1043,8 +1058,16 @@ class ElementwiseKernel:
         restrict : bool
             Declare the pointer parameters ``__restrict__`` (used when the
             arrays passed do not overlap).
+        vec : int
+            With ``dense``: more than 1 gives each thread ``vec``
+            consecutive indices and promises the compiler that ``ga_start``
+            is a multiple of ``vec`` and every pointer is aligned to ``vec``
+            of its elements (at most 16 bytes), so that it can merge the
+            accesses into vector ones.  Launches use it for unit steps over
+            disjoint arrays where those hold.
         """
-        return self._source("long long" if wide else "int", dense, restrict)
+        return self._source("long long" if wide else "int", dense, restrict,
+                            vec)
 
     def _prepare_args(self, args):
         if len(args) != len(self.args):
@@ -1139,13 +1162,21 @@ class ElementwiseKernel:
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
             _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
         state = _ctx_state()
-        per_block = _BLOCK * _USER_UNROLL
-        dense = step == 1 and -(-count // per_block) <= _GRID_MAX
+        dense = step == 1 and -(-count // _BLOCK) <= _GRID_MAX
         restrict = dense and self._disjoint(args, n)
+        vec = self._vec
+        if restrict and vec > 1 and not start % vec:
+            for k, al in zip(self._vec_idx, self._align):
+                if vals[k] % al:
+                    vec = 1
+                    break
+        else:
+            vec = 1
+        per_block = _BLOCK * (vec if vec > 1 else _USER_UNROLL)
         # Entries remember the per-context state they were built for and are
         # used only for that very object: an id() could be reused by a new
         # context's state after a detach, launching a dead context's kernel.
-        key = (wide, dense, restrict, state[2])
+        key = (wide, dense, restrict, vec, state[2])
         ent = self._fns.get(key)
         fn = ent[1] if ent is not None and ent[0] is state else None
         if fn is None:
@@ -1154,7 +1185,7 @@ class ElementwiseKernel:
                             else _arg_char(a.dtype) for a in self.args)
             chars += ("q" if wide else "i") * 3
             from .compiler import SourceModule
-            mod = SourceModule(self._source(itype, dense, restrict),
+            mod = SourceModule(self._source(itype, dense, restrict, vec),
                                options=self.options, no_extern_c=True,
                                keep=self.keep)
             fn = mod.get_function(self.name)

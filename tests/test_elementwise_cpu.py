@@ -312,3 +312,49 @@ def test_call_launch_flow(monkeypatch):
     monkeypatch.setattr(ew, "_ctx_state", lambda: state2)
     k(2.0, x, y)
     assert len(launched) == 4
+
+
+def test_user_kernel_vector_layout(monkeypatch):
+    """Unit steps over disjoint, aligned arrays of C types use the vector
+    layout (consecutive indices per thread, alignment promised); anything
+    the promise would not hold for gets the block-apart layout."""
+    state = ({}, {}, 132)
+    built = []
+
+    class FakeModule:
+        def __init__(self, source, options=None, no_extern_c=False, keep=False):
+            self.source = source
+
+        def get_function(self, name):
+            f = FakeFunction()
+            f.prepare = lambda chars: None
+            f.source = self.source
+            built.append(f)
+            return f
+    import gpuarr.compiler
+    monkeypatch.setattr(ew, "_ctx_state", lambda: state)
+    monkeypatch.setattr(gpuarr.compiler, "SourceModule", FakeModule)
+    k = ElementwiseKernel("float a, float *x, double *y", "y[i] = a * x[i]")
+    assert (k._vec, k._align) == (2, [8, 16])
+    x, y = FakeArray("f4", (5000,)), FakeArray("f8", (5000,), ptr=1 << 26)
+    k(2.0, x, y)
+    vec = built[-1]
+    assert "__builtin_assume_aligned(x, 8)" in vec.source
+    assert "__builtin_assume_aligned(y, 16)" in vec.source
+    assert "ga_u * 1;" in vec.source
+    # one block per 256 x 2 indices
+    assert vec.calls[-1][0] == (-(-5000 // 512), 1, 1)
+    k(2.0, x, y, range=slice(2, 5000))            # start a multiple of 2
+    assert len(built) == 1 and vec.calls[-1][3][-3:] == (2, 5000, 1)
+    assert vec.calls[-1][0] == (-(-4998 // 512), 1, 1)
+    # an odd start, a misaligned pointer, overlapping arrays: no promise
+    for args, kw in [((2.0, x, y), {"range": slice(1, 5000)}),
+                     ((2.0, FakeArray("f4", (5000,), ptr=(1 << 24) + 4), y), {}),
+                     ((2.0, x, FakeArray("f8", (5000,), ptr=(1 << 24) + 8)), {})]:
+        k(*args, **kw)
+        src = built[-1].source
+        assert "__builtin_assume_aligned" not in src and "ga_u * 256;" in src
+    assert len(built) == 3       # dense block-apart, then dense unrestricted
+    # float16 and complex arrays never take the vector layout
+    for decl in ("ga_half *x, ga_half *y", "ga_complex<float> *x, float *y"):
+        assert ElementwiseKernel(decl, "y[i] = x[i]")._vec == 1

@@ -433,6 +433,60 @@ def test_elementwise_kernel_axpy(context):
     assert np.all(got.view(np.uint32)[mask] == 0xFFFFFFFF)
 
 
+@pytest.mark.parametrize("decl,op,dts", [
+    ("double a, float *x, double *y", "y[i] = a * x[i] + (double)i", ("f4", "f8")),
+    ("int a, int *x, int *y",
+     "y[i] = (int)((unsigned)x[i] * (unsigned)a + (unsigned)i)", ("i4", "i4")),
+    ("signed char *x, signed char *y", "y[i] = x[i] ^ (signed char)(i & 127)",
+     ("i1", "i1")),
+])
+def test_elementwise_kernel_vector_layout(context, decl, op, dts):
+    """Unit steps over aligned, disjoint arrays take ``vec`` consecutive
+    indices per thread; odd sizes, starts off the vector boundary and
+    misaligned views take the other layout. Every element in range is
+    written, none outside it."""
+    from gpuarr.elementwise import ElementwiseKernel
+    k = ElementwiseKernel(decl, op, name="vecl")
+    scalar = "a" in [a.name for a in k.args]
+    rng = np.random.default_rng(1)
+    vec = k._vec
+    assert vec > 1
+
+    def expect(x, lo, hi):
+        i = np.arange(lo, hi)
+        xs = x[lo:hi]
+        if dts[1] == "f8":
+            return 1.75 * xs.astype(np.float64) + i
+        if dts[1] == "i4":
+            return (xs.astype(np.int64) * -3 + i).astype(np.int32)
+        return xs ^ (i & 127).astype(np.int8)
+
+    used = set()
+    for n in (1, 3, 1023, 1025, 4099, 70001):
+        for shift in (0, 1):                      # 1: views off alignment
+            x = rand(dts[0], (n + shift,), rng)
+            bx = DevBase(x)
+            by, _ = dev_out(dts[1], (n + shift,))
+            vx = bx.view(bx.host[shift:])
+            vy = by.view(by.host[shift:])
+            for lo, hi in ((0, n), (vec, n), (1, n - 1)):
+                if hi <= lo:
+                    continue
+                by.poison()
+                args = ((1.75 if dts[1] == "f8" else -3),) if scalar else ()
+                k(*args, vx, vy, range=slice(lo, hi))
+                got = by.get()[shift:]
+                want = expect(x[shift:], lo, hi)
+                if got.dtype.kind == "f":
+                    np.testing.assert_allclose(got[lo:hi], want, rtol=1e-15)
+                else:
+                    np.testing.assert_array_equal(got[lo:hi], want)
+                outside = np.r_[got[:lo], got[hi:]].view(np.uint8)
+                assert np.all(outside == 0xFF), (n, shift, lo, hi)
+    used = {key[3] for key in k._fns}
+    assert used == {1, vec}, used
+
+
 def test_elementwise_kernel_half_complex(context):
     from gpuarr.elementwise import ElementwiseKernel
     k = ElementwiseKernel("ga_half *h, ga_complex<double> *z",

@@ -186,6 +186,14 @@ def test_user_kernel_compiles():
     COMPILE(k.get_source(wide=True))
     COMPILE(k.get_source(dense=True, restrict=True))
     COMPILE(k.get_source(wide=True, dense=True))
+    COMPILE(k.get_source(dense=True, restrict=True, vec=4))
+    COMPILE(k.get_source(wide=True, dense=True, restrict=True, vec=4))
+    k = ew.ElementwiseKernel("double a, const double *x, signed char *m",
+                             "if (m[i]) { m[i] = (signed char)(a * x[i]); }",
+                             name="vec2", loop_prep="int q = 1;",
+                             after_loop="(void)q;")
+    assert k._vec == 2
+    COMPILE(k.get_source(dense=True, restrict=True, vec=2))
     k = ew.ElementwiseKernel("ga_half *x, ga_complex<double> *z, double s",
                              "z[i] = ga_complex<double>((float)x[i] * s, 1.0)",
                              name="mix", preamble="#define TWO 2",

@@ -19,6 +19,8 @@
 ## For "user":
 ##   operation, loop_prep, after_loop
 ##   dense     unit step: exactly sized grid, ``unroll`` indices per thread
+##             (``block`` apart), or with vec > 1 ``vec`` consecutive ones
+##   aligned   [(pointer name, bytes)] alignments promised when vec > 1
 <%namespace name="common" file="common.cu.mako"/>\
 ${common.types()}
 ${preamble}
@@ -44,23 +46,40 @@ ${name}(${", ".join("%s %s" % p for p in params)})
 {
     typedef ${itype} I;
 % if path == "user" and dense:
+<%
+    # vec > 1: each thread takes vec consecutive indices (the host checked
+    # that ga_start is a multiple of vec and each pointer is aligned as
+    # listed in ``aligned``); otherwise unroll indices block apart
+    copies, apart = (vec, 1) if vec > 1 else (unroll, block)
+%>\
+% if vec > 1:
+    // unit step, vector layout: one block per ${block * vec} indices, each
+    // thread takes ${vec} consecutive ones.  The host checked the alignments
+    // promised here, so with __restrict__ pointers the compiler merges the
+    // copies' accesses into vector loads and stores.
+% for pname, align in aligned:
+    ${pname} = static_cast<decltype(${pname})>(__builtin_assume_aligned(${pname}, ${align}));
+% endfor
+    const I ga_base = (ga_start & ~(I)${vec - 1}) + ((I)blockIdx.x * ${block} + (I)threadIdx.x) * ${vec};
+% else:
     // unit step: one block per ${block * unroll} indices, each thread takes
     // ${unroll} of them ${block} apart (coalesced).  The copies of the
     // operation are unrolled, so with __restrict__ pointers the compiler
     // issues every load before the first store.
     const I ga_base = ga_start + (I)blockIdx.x * ${block * unroll} + (I)threadIdx.x;
+% endif
     (void)ga_step;
     ${loop_prep}
-    if (ga_base + ${(unroll - 1) * block} < ga_stop) {
+    if (ga_base + ${(copies - 1) * apart} < ga_stop) {
 #pragma unroll
-        for (int ga_u = 0; ga_u < ${unroll}; ++ga_u) {
-            I i = ga_base + ga_u * ${block};
+        for (int ga_u = 0; ga_u < ${copies}; ++ga_u) {
+            I i = ga_base + ga_u * ${apart};
             ${operation};
         }
     } else {
 #pragma unroll
-        for (int ga_u = 0; ga_u < ${unroll}; ++ga_u) {
-            I i = ga_base + ga_u * ${block};
+        for (int ga_u = 0; ga_u < ${copies}; ++ga_u) {
+            I i = ga_base + ga_u * ${apart};
             if (i < ga_stop) {
                 ${operation};
             }
