@@ -651,6 +651,73 @@ def _plan_key(opname, loop_dtypes, outputs, inputs):
     return key, scalar
 
 
+def _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar, shape):
+    """The cached plan of a launch (built on a miss), or None for size 0
+    after numpy's value checks.  ``key`` and ``scalar`` are
+    :func:`_plan_key`'s."""
+    key.append(shape)
+    key = tuple(key)
+    state = _ctx_state()
+    plans = state[0]
+    plan = plans.get(key)
+    if plan is not None:
+        return plan
+    for x, s in zip(inputs, scalar):
+        if not s and x.shape != shape:
+            raise ValueError("operand of shape %s where %s was expected; "
+                             "broadcast it first" % (x.shape, shape))
+    loop_in, op_out = _loop_types(opobj, loop_dtypes, inputs)
+    for a in outputs:
+        _dtypes.check_supported(a.dtype)
+    for x, s in zip(inputs, scalar):
+        if not s:
+            _dtypes.check_supported(x.dtype)
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        _check_values(opobj, inputs, loop_in)
+        return None
+    plan = _make_plan(state, opobj, loop_in, op_out, outputs, inputs,
+                      scalar, shape)
+    plan.nin_args = loop_in
+    if len(plans) >= _MAX_PLANS:
+        plans.clear()
+    plans[key] = plan
+    return plan
+
+
+def array_plan(op, loop_dtypes, outputs, inputs):
+    """The launch of ``op`` over non-empty arrays of one shape, any strides.
+
+    Parameters
+    ----------
+    op : str
+        Operation name, as for :func:`run_elementwise`.
+    loop_dtypes : tuple of numpy.dtype
+        The loop's input dtypes.
+    outputs, inputs : sequence of array-like
+        As for :func:`run_elementwise`, arrays only (no scalars), all of
+        one non-empty shape.
+
+    Returns
+    -------
+    (function, grid, block, tail)
+        Launch with ``function.prepared_async_call(grid, block, stream,
+        *out_ptrs, *in_ptrs, *tail)`` for arrays of the same dtypes, shape,
+        strides and addresses modulo 16 in the context that is current now.
+    """
+    opobj = get_op(op)
+    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs)
+    if any(scalar):
+        raise TypeError("array_plan takes arrays only")
+    plan = _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar,
+                     outputs[0].shape)
+    if plan is None:
+        raise ValueError("array_plan needs non-empty arrays")
+    return plan.fn, plan.grid, plan.block, plan.tail
+
+
 def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
     """Run the built-in operation ``op`` elementwise.
 
@@ -697,35 +764,10 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
         if a.shape != shape:
             raise ValueError("outputs of different shapes: %s and %s"
                              % (shape, a.shape))
-    size = 1
-    for n in shape:
-        size *= n
     key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs)
-    key.append(shape)
-    key = tuple(key)
-    state = _ctx_state()
-    plans = state[0]
-    plan = plans.get(key)
+    plan = _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar, shape)
     if plan is None:
-        for x, s in zip(inputs, scalar):
-            if not s and x.shape != shape:
-                raise ValueError("operand of shape %s where %s was expected; "
-                                 "broadcast it first" % (x.shape, shape))
-        loop_in, op_out = _loop_types(opobj, loop_dtypes, inputs)
-        for a in outputs:
-            _dtypes.check_supported(a.dtype)
-        for x, s in zip(inputs, scalar):
-            if not s:
-                _dtypes.check_supported(x.dtype)
-        if size == 0:
-            _check_values(opobj, inputs, loop_in)
-            return
-        plan = _make_plan(state, opobj, loop_in, op_out, outputs, inputs,
-                          scalar, shape)
-        plan.nin_args = loop_in
-        if len(plans) >= _MAX_PLANS:
-            plans.clear()
-        plans[key] = plan
+        return
     args = [o.ptr for o in outputs]
     if plan.scalars:
         loop_in = plan.nin_args

@@ -922,10 +922,16 @@ class GPUArray:
 
     # -- views ------------------------------------------------------------------
     def __getitem__(self, key):
-        if type(key) is not tuple:
-            key = (key,)
         shape = self.shape
         strides = self.strides
+        if type(key) is slice and shape:
+            # one slice of the first axis (``a[::2]``), the common case
+            start, stop, step = key.indices(shape[0])
+            return self._view((len(range(start, stop, step)),) + shape[1:],
+                              (step * strides[0],) + strides[1:],
+                              start * strides[0])
+        if type(key) is not tuple:
+            key = (key,)
         nd = len(shape)
         # count the indices that consume axes, find the ellipsis
         consumed = 0
@@ -1534,6 +1540,7 @@ def _forget_hot(ctx):
     # entries hold their context, its pool and its kernels: drop them all
     # when any context is detached (they are rebuilt on demand)
     _HOT.clear()
+    _HOT_VIEWS.clear()
 
 
 _percontext.on_detach(_forget_hot)
@@ -1621,8 +1628,10 @@ def _hot_apply(op, args, out, stream):
     shape = None
     align = 0
     for x in args:
-        if type(x) is not GPUArray or not x._c:
+        if type(x) is not GPUArray:
             return None
+        if not x._c:
+            return _hot_views(op, args, out, stream)
         if shape is None:
             shape = x.shape
         elif x.shape != shape:
@@ -1657,6 +1666,121 @@ def _hot_apply(op, args, out, stream):
                 return None
     ent[2].prepared_async_call(ent[3], ent[4], stream, out.ptr,
                                *[x.ptr for x in args], *ent[5])
+    return out
+
+
+# The steady-state path of operands in other layouts (slices, transposes,
+# reversed views) of one shape, all GPUArrays: the entry of (op, shape, and
+# each operand's dtype, strides and address modulo 16) holds
+# (context, function, grid, block, tail, each input's byte extent and
+#  whether it has the output's strides, the output's extent; and for a
+#  result allocated here: pool, dtype, nbytes, strides, size, c, f).
+
+_HOT_VIEWS = {}
+
+
+def _hot_views_entry(key, op, args, out):
+    ctx = _get_current()
+    if ctx is None:
+        return None
+    res = _RESOLVED.get((op,) + tuple(x.dtype for x in args))
+    if res is None:
+        return None
+    loop, outs = res
+    res_dt = outs[0]
+    shape = args[0].shape
+    size = _prod(shape)
+    if not size:
+        return None
+    alloc = None
+    if out is None:
+        # numpy's layout of the result: Fortran order when every input is
+        # F- and not C-contiguous, else C order (an allocation is 16-byte
+        # aligned, as the stand-in's address 0 says)
+        f_order = all(x._f and not x._c for x in args)
+        isz = res_dt.itemsize
+        strides = _f_strides(shape, isz) if f_order else _c_strides(shape, isz)
+        nontrivial = sum(1 for n in shape if n != 1)
+        alloc = (_default_pool(), res_dt, size * isz, strides, size,
+                 not f_order or nontrivial <= 1, f_order or nontrivial <= 1)
+        target = _LayoutOnly(0, res_dt, shape, strides)
+    else:
+        if out.dtype != res_dt:
+            return None
+        target = out
+    fn, grid, block, tail = _elementwise().array_plan(op, loop, [target],
+                                                      list(args))
+    olo, ohi = _extent(shape, target.strides, res_dt.itemsize)
+    exts = tuple(_extent(shape, x.strides, x.dtype.itemsize)
+                 + (x.strides == target.strides,) for x in args)
+    ent = (ctx, fn, grid, block, tail, exts, olo, ohi, alloc)
+    if len(_HOT_VIEWS) >= _HOT_MAX:
+        _HOT_VIEWS.clear()
+    _HOT_VIEWS[key] = ent
+    return ent
+
+
+class _LayoutOnly:
+    """The layout of an array not yet allocated, for planning."""
+
+    __slots__ = ("ptr", "dtype", "shape", "strides")
+
+    def __init__(self, ptr, dtype, shape, strides):
+        self.ptr = ptr
+        self.dtype = dtype
+        self.shape = shape
+        self.strides = strides
+
+
+def _hot_views(op, args, out, stream):
+    """:func:`_hot_apply` for GPUArrays of one shape in any layout; None
+    when it does not apply.  An input overlapping ``out`` other than as the
+    very same elements (in place) goes to the general path, which copies
+    it first."""
+    shape = args[0].shape
+    key = [op, shape]
+    for x in args:
+        if type(x) is not GPUArray or x.shape != shape:
+            return None
+        key.append(x.dtype)
+        key.append(x.strides)
+        key.append(x.ptr & 15)
+    if out is not None:
+        if type(out) is not GPUArray or out.shape != shape:
+            return None
+        key.append(out.dtype)
+        key.append(out.strides)
+        key.append(out.ptr & 15)
+    key = tuple(key)
+    ent = _HOT_VIEWS.get(key)
+    if ent is None or ent[0] is not _get_current():
+        ent = _hot_views_entry(key, op, args, out)
+        if ent is None:
+            return None
+    if out is None:
+        pool, dt, nbytes, strides, size, c, f = ent[8]
+        gpudata = pool.allocate(nbytes)
+        out = _new(GPUArray)
+        out.shape = shape
+        out.dtype = dt
+        out.strides = strides
+        out.size = size
+        out.ptr = gpudata.ptr
+        out.gpudata = gpudata
+        out.base = None
+        out._c = c
+        out._f = f
+        out.allocator = None
+    else:
+        o = out.ptr
+        olo = o + ent[6]
+        ohi = o + ent[7]
+        for x, (lo, hi, same) in zip(args, ent[5]):
+            p = x.ptr
+            if p + lo < ohi and olo < p + hi and not (same and p == o):
+                return None
+    ent[1].prepared_async_call(ent[2], ent[3], stream, out.ptr,
+                               *[x.ptr for x in args], *ent[4])
     return out
 
 

@@ -608,6 +608,44 @@ def test_inplace_casting_errors():
         f += gpuarr.to_gpu(np.ones(4, np.complex64))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.complex128])
+def test_view_operands_repeated(dtype):
+    """Operands in other layouts: from the second call of one layout on, a
+    cached plan launches directly.  Fresh values on each call; an ``out``
+    overlapping an input in another layout (same cache key as a disjoint
+    one) still gives numpy's answer."""
+    import gpuarr.gpuarray as ga
+    for rep in range(3):
+        h, g = rand(70, dtype), rand(70, dtype)
+        d, e = gpuarr.to_gpu(h), gpuarr.to_gpu(g)
+        check(d[1::2] + e[::2], h[1::2] + g[::2])
+        check(d[::-2] - e[-2::-2], h[::-2] - g[-2::-2])
+        o = poisoned(70, dtype)
+        r = gpuarr.multiply(d[::-2], e[1::2], out=o[::2])
+        assert r.ptr == o.ptr and r.strides == o[::2].strides
+        want = poisoned(70, dtype).get()
+        want[::2] = h[::-2] * g[1::2]
+        np.testing.assert_array_equal(o.get(), want)
+        H, G = rand((6, 10), dtype), rand((6, 10), dtype)
+        D, E = gpuarr.to_gpu(H), gpuarr.to_gpu(G)
+        t = D.T + E.T
+        assert t.flags.f_contiguous and not t.flags.c_contiguous
+        check(t, H.T + G.T)
+        check(D[:, :9:3] * E[:, 1::3], H[:, :9:3] * G[:, 1::3])
+        # in place, same layout: allowed
+        d[::2] += e[::2]
+        h[::2] += g[::2]
+        check(d, h)
+        # a disjoint out, then an overlapping one with the same key
+        o2 = poisoned(70, dtype)
+        gpuarr.add(d[1:65:2], d[2:66:2], out=o2[0:64:2])
+        np.testing.assert_array_equal(o2.get()[0:64:2], h[1:65:2] + h[2:66:2])
+        gpuarr.add(d[1:65:2], d[2:66:2], out=d[0:64:2])
+        np.add(h[1:65:2], h[2:66:2], out=h[0:64:2])
+        check(d, h)
+    assert any(k[0] == "multiply" for k in ga._HOT_VIEWS)
+
+
 def test_inplace_overlapping_operands():
     h = rand(20, np.float64)
     d = gpuarr.to_gpu(h)
