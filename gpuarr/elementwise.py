@@ -1059,11 +1059,14 @@ class ElementwiseKernel:
         # unmerged, and the layout would then only spread each warp's
         # accesses wider.
         dts = [a.dtype for a in self.args if not isinstance(a, ScalarArg)]
-        sizes = [dt.itemsize for dt in dts]
+        sizes = self._sizes = [dt.itemsize for dt in dts]
         plain = all(dt.kind in "biu" or (dt.kind == "f" and dt.itemsize >= 4)
                     for dt in dts)
         self._vec = max(1, min(4, 16 // max(sizes))) if sizes and plain else 1
         self._align = [min(16, self._vec * s) for s in sizes]
+        # per argument: (scalar?, name, dtype, the dtype's scalar type)
+        self._decl = [(isinstance(a, ScalarArg), a.name, a.dtype, a.dtype.type)
+                      for a in self.args]
         self._fns = {}
 
     def _source(self, itype, dense=False, restrict=False, vec=1):
@@ -1119,46 +1122,56 @@ class ElementwiseKernel:
         n = None
         first = None
         out = []
-        for decl, x in zip(self.args, args):
-            if isinstance(decl, ScalarArg):
-                if type(x) in _PY_SCALARS:
+        for (is_scalar, name, dtype, stype), x in zip(self._decl, args):
+            t = type(x)
+            if is_scalar:
+                if t is stype:
+                    v = x               # already the declared numpy type
+                elif t in _PY_SCALARS:
                     try:
-                        v = _dtypes.convert_scalar(x, decl.dtype)
+                        v = _dtypes.convert_scalar(x, dtype)
                     except (OverflowError, TypeError) as exc:
-                        raise type(exc)("argument %r: %s" % (decl.name, exc)) from None
+                        raise type(exc)("argument %r: %s" % (name, exc)) from None
                 elif isinstance(x, np.generic):
-                    v = _dtypes.convert_scalar(x, decl.dtype)
+                    v = _dtypes.convert_scalar(x, dtype)
                 else:
                     raise TypeError("argument %r: expected a scalar, got %s"
-                                    % (decl.name, type(x).__name__))
+                                    % (name, t.__name__))
                 out.append(v)
                 continue
-            if type(x) in _PY_SCALARS or isinstance(x, np.generic) or \
+            if t in _PY_SCALARS or isinstance(x, np.generic) or \
                     not hasattr(x, "ptr"):
                 raise TypeError("argument %r: expected a device array, got %s"
-                                % (decl.name, type(x).__name__))
-            if x.dtype != decl.dtype:
+                                % (name, t.__name__))
+            if x.dtype != dtype:
                 raise TypeError("argument %r: array of dtype %s where %s was "
-                                "declared" % (decl.name, x.dtype, decl.dtype))
-            size = 1
-            for s in x.shape:
-                size *= s
-            if not _is_contiguous(x):
+                                "declared" % (name, x.dtype, dtype))
+            shape = x.shape
+            if len(shape) == 1:
+                size = shape[0]
+                contiguous = size < 2 or x.strides[0] == dtype.itemsize
+            else:
+                size = 1
+                for d in shape:
+                    size *= d
+                contiguous = _is_contiguous(x)
+            if not contiguous:
                 raise ValueError("argument %r: ElementwiseKernel needs "
-                                 "contiguous arrays" % decl.name)
+                                 "contiguous arrays" % name)
             if n is None:
-                n, first = size, decl.name
+                n, first = size, name
             elif size != n:
                 raise ValueError("argument %r has %d elements where %r has %d"
-                                 % (decl.name, size, first, n))
+                                 % (name, size, first, n))
             out.append(x.ptr)
         return out, n
 
-    def _disjoint(self, args, n):
-        """Whether no two array arguments (checked by :meth:`_prepare_args`,
-        ``n`` elements each) share a byte: ``__restrict__`` is then true."""
-        spans = sorted((x.ptr, n * x.dtype.itemsize)
-                       for k, x in enumerate(args) if k in self._vec_idx)
+    def _disjoint(self, vals, n):
+        """Whether no two array arguments (``vals`` from
+        :meth:`_prepare_args`, ``n`` elements each) share a byte:
+        ``__restrict__`` is then true."""
+        spans = sorted([(vals[k], n * isz)
+                        for k, isz in zip(self._vec_idx, self._sizes)])
         for (p0, n0), (p1, _) in zip(spans, spans[1:]):
             if p0 + n0 > p1:
                 return False
@@ -1170,13 +1183,20 @@ class ElementwiseKernel:
         Keyword arguments: ``range`` (a slice over indices), ``slice`` (a
         slice taken relative to the array size), ``stream``.
         """
-        rng = kwargs.pop("range", None)
-        slc = kwargs.pop("slice", None)
-        stream = kwargs.pop("stream", None)
         if kwargs:
-            raise TypeError("unexpected keyword argument(s): %s"
-                            % ", ".join(sorted(kwargs)))
+            rng = kwargs.pop("range", None)
+            slc = kwargs.pop("slice", None)
+            stream = kwargs.pop("stream", None)
+            if kwargs:
+                raise TypeError("unexpected keyword argument(s): %s"
+                                % ", ".join(sorted(kwargs)))
+        else:
+            rng = slc = stream = None
         vals, n = self._prepare_args(args)
+        if rng is None and slc is None:
+            if n:
+                self._launch(vals, n, 0, n, 1, n, stream)
+            return
         if rng is not None and slc is not None:
             raise TypeError("give range= or slice=, not both")
         if rng is not None:
@@ -1187,12 +1207,10 @@ class ElementwiseKernel:
             step = 1 if rng.step is None else int(rng.step)
             if step == 0:
                 raise ValueError("range step must not be zero")
-        elif slc is not None:
+        else:
             if not isinstance(slc, slice):
                 raise TypeError("slice= must be a slice")
             start, stop, step = slc.indices(n)
-        else:
-            start, stop, step = 0, n, 1
         idx = range(start, stop, step)
         count = len(idx)
         if count == 0:
@@ -1201,11 +1219,17 @@ class ElementwiseKernel:
             raise ValueError("range=%r reaches indices %d..%d outside the "
                              "arrays' %d elements" % (rng, min(idx[0], idx[-1]),
                                                       max(idx[0], idx[-1]), n))
+        self._launch(vals, n, start, stop, step, count, stream)
+
+    def _launch(self, vals, n, start, stop, step, count, stream):
+        """Pick the variant for indices ``range(start, stop, step)``
+        (``count`` of them, all inside the arrays' ``n``), compile it on
+        first use and launch it."""
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
             _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
         state = _ctx_state()
         dense = step == 1 and -(-count // _BLOCK) <= _GRID_MAX
-        restrict = dense and self._disjoint(args, n)
+        restrict = dense and self._disjoint(vals, n)
         vec = self._vec
         if restrict and vec > 1 and not start % vec:
             for k, al in zip(self._vec_idx, self._align):
