@@ -1006,6 +1006,14 @@ def _split_args(s):
     return out
 
 
+def argument_decls(args):
+    """Per parsed argument: (scalar?, name, dtype, the dtype's scalar type),
+    as :meth:`ElementwiseKernel._prepare_args` reads them on each call
+    (``_decl`` of the kernels sharing it)."""
+    return [(isinstance(a, ScalarArg), a.name, a.dtype, a.dtype.type)
+            for a in args]
+
+
 class ElementwiseKernel:
     """A kernel applying ``operation`` for every index ``i`` (PyCUDA's form).
 
@@ -1064,9 +1072,7 @@ class ElementwiseKernel:
                     for dt in dts)
         self._vec = max(1, min(4, 16 // max(sizes))) if sizes and plain else 1
         self._align = [min(16, self._vec * s) for s in sizes]
-        # per argument: (scalar?, name, dtype, the dtype's scalar type)
-        self._decl = [(isinstance(a, ScalarArg), a.name, a.dtype, a.dtype.type)
-                      for a in self.args]
+        self._decl = argument_decls(self.args)
         self._fns = {}
 
     def _source(self, itype, dense=False, restrict=False, vec=1):

@@ -935,6 +935,7 @@ class ReductionKernel:
                 raise ValueError("%s must be a non-empty C expression" % what)
         self.dtype_out = _dtypes.check_supported(dtype_out)
         self.args = ew.parse_arguments(arguments)
+        self._decl = ew.argument_decls(self.args)
         self._vec = [a for a in self.args if not isinstance(a, ew.ScalarArg)]
         if map_expr is None:
             map_expr = "%s[i]" % self._vec[0].name

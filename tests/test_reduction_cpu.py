@@ -624,3 +624,18 @@ def test_index_model_long_rows_unrolled():
         spec = R.reduce_spec("max", [FakeArray("i4", shape)],
                              FakeArray("i4", shape[:1]), (1,), np.dtype("i4"))
         assert spec.render_kw["unroll"] == 8
+
+
+def test_reduction_kernel_argument_errors_before_launch():
+    """ReductionKernel checks its arguments with ElementwiseKernel's rules
+    (shared code) and names the argument, with no GPU involved."""
+    k = R.ReductionKernel(np.float32, "0", "a + b", "x[i] * s",
+                          arguments="float *x, float s")
+    with pytest.raises(TypeError, match="'x'.*float64"):
+        k(FakeArray("f8", (10,)), 1.0)
+    with pytest.raises(TypeError, match="'s'"):
+        k(FakeArray("f4", (10,)), FakeArray("f4", (10,)))
+    with pytest.raises(TypeError, match="'s': expected a scalar, got str"):
+        k(FakeArray("f4", (10,)), "1.0")
+    with pytest.raises(ValueError, match="'x'.*contiguous"):
+        k(FakeArray("f4", (10,), (8,)), 1.0)
