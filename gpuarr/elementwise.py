@@ -1074,6 +1074,7 @@ class ElementwiseKernel:
         self._align = [min(16, self._vec * s) for s in sizes]
         self._decl = argument_decls(self.args)
         self._fns = {}
+        self._memo = None
 
     def _source(self, itype, dense=False, restrict=False, vec=1):
         params = []
@@ -1230,10 +1231,21 @@ class ElementwiseKernel:
     def _launch(self, vals, n, start, stop, step, count, stream):
         """Pick the variant for indices ``range(start, stop, step)``
         (``count`` of them, all inside the arrays' ``n``), compile it on
-        first use and launch it."""
+        first use and launch it.
+
+        The choice depends only on the context, the range and the arrays'
+        addresses, so the last one is remembered: a loop over the same
+        arrays skips it."""
+        state = _ctx_state()
+        idx = self._vec_idx
+        memo_key = (n, start, stop, step, [vals[k] for k in idx])
+        memo = self._memo
+        if memo is not None and memo[0] is state and memo[1] == memo_key:
+            memo[2].prepared_async_call(memo[3], (_BLOCK, 1, 1), stream,
+                                        *vals, start, stop, step)
+            return
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
             _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
-        state = _ctx_state()
         dense = step == 1 and -(-count // _BLOCK) <= _GRID_MAX
         restrict = dense and self._disjoint(vals, n)
         vec = self._vec
@@ -1268,8 +1280,9 @@ class ElementwiseKernel:
             grid = -(-count // per_block)
         else:
             grid = max(1, min(-(-count // _BLOCK), state[2] * (2048 // _BLOCK)))
+        self._memo = (state, memo_key, fn, (grid, 1, 1))
         fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream,
-                               *(vals + [start, stop, step]))
+                               *vals, start, stop, step)
 
 
 def _arg_char(dt):

@@ -355,6 +355,13 @@ def test_user_kernel_vector_layout(monkeypatch):
         src = built[-1].source
         assert "__builtin_assume_aligned" not in src and "ga_u * 256;" in src
     assert len(built) == 3       # dense block-apart, then dense unrestricted
+    # the last launch's choice is remembered by addresses and range: going
+    # back to the aligned arrays picks the vector kernel again
+    before = len(vec.calls)
+    k(2.0, x, y)
+    k(2.0, x, y)
+    assert len(vec.calls) == before + 2
+    assert vec.calls[-1][3] == (np.float32(2.0), x.ptr, y.ptr, 0, 5000, 1)
     # float16 and complex arrays never take the vector layout
     for decl in ("ga_half *x, ga_half *y", "ga_complex<float> *x, float *y"):
         assert ElementwiseKernel(decl, "y[i] = x[i]")._vec == 1
