@@ -259,9 +259,12 @@ def test_call_errors_before_launch():
         ki(1.5, FakeArray("u1", (4,)))
 
 
-def test_call_launch_flow(monkeypatch):
+@pytest.fixture
+def user_kernels(monkeypatch):
+    """ElementwiseKernel without a GPU: SourceModule 'compiles' to
+    recorders, listed in build order; returns (per-context state, list)."""
     state = ({}, {}, 132)
-    launched = []
+    built = []
 
     class FakeModule:
         def __init__(self, source, options=None, no_extern_c=False, keep=False):
@@ -272,11 +275,16 @@ def test_call_launch_flow(monkeypatch):
             f = FakeFunction()
             f.prepare = lambda chars: setattr(f, "chars", chars)
             f.source = self.source
-            launched.append(f)
+            built.append(f)
             return f
     import gpuarr.compiler
     monkeypatch.setattr(ew, "_ctx_state", lambda: state)
     monkeypatch.setattr(gpuarr.compiler, "SourceModule", FakeModule)
+    return state, built
+
+
+def test_call_launch_flow(monkeypatch, user_kernels):
+    state, launched = user_kernels
     k = ElementwiseKernel("float a, float *x, float *y", "y[i] = a * x[i]")
     x, y = FakeArray("f4", (1000,)), FakeArray("f4", (1000,), ptr=1 << 25)
     k(2, x, y)
@@ -314,26 +322,11 @@ def test_call_launch_flow(monkeypatch):
     assert len(launched) == 4
 
 
-def test_user_kernel_vector_layout(monkeypatch):
+def test_user_kernel_vector_layout(user_kernels):
     """Unit steps over disjoint, aligned arrays of C types use the vector
     layout (consecutive indices per thread, alignment promised); anything
     the promise would not hold for gets the block-apart layout."""
-    state = ({}, {}, 132)
-    built = []
-
-    class FakeModule:
-        def __init__(self, source, options=None, no_extern_c=False, keep=False):
-            self.source = source
-
-        def get_function(self, name):
-            f = FakeFunction()
-            f.prepare = lambda chars: None
-            f.source = self.source
-            built.append(f)
-            return f
-    import gpuarr.compiler
-    monkeypatch.setattr(ew, "_ctx_state", lambda: state)
-    monkeypatch.setattr(gpuarr.compiler, "SourceModule", FakeModule)
+    _, built = user_kernels
     k = ElementwiseKernel("float a, float *x, double *y", "y[i] = a * x[i]")
     assert (k._vec, k._align) == (2, [8, 16])
     x, y = FakeArray("f4", (5000,)), FakeArray("f8", (5000,), ptr=1 << 26)
