@@ -1249,10 +1249,16 @@ class GPUArray:
         return _inplace("right_shift", self, other)
 
     def __eq__(self, other):
-        return _binop("equal", self, other)
+        res = _binop("equal", self, other)
+        if res is NotImplemented:
+            return _compare_unconvertible(self, False)
+        return res
 
     def __ne__(self, other):
-        return _binop("not_equal", self, other)
+        res = _binop("not_equal", self, other)
+        if res is NotImplemented:
+            return _compare_unconvertible(self, True)
+        return res
 
     def __lt__(self, other):
         return _binop("less", self, other)
@@ -1781,6 +1787,17 @@ def _hot_views(op, args, out, stream):
                 return None
     ent[1].prepared_async_call(ent[2], ent[3], stream, out.ptr,
                                *[x.ptr for x in args], *ent[4])
+    return out
+
+
+def _compare_unconvertible(a, value):
+    """``a == x`` / ``a != x`` for an ``x`` that is no array or number
+    (``None``, a string, any object): numpy compares elementwise, every
+    element unequal, so the result is ``a``'s shape filled with ``value``
+    (a bool array; memset only, no kernel)."""
+    out = _empty_c(a.shape, np.dtype(bool))
+    if out.size:
+        out.fill(value)
     return out
 
 

@@ -782,3 +782,21 @@ def test_set_error_message_for_nd_shapes_is_numpys(fake_lib):
             else:
                 raise AssertionError("no ValueError")
     """)
+
+
+def test_equality_with_objects_that_are_not_arrays(fake_lib):
+    """numpy compares an array with None, a string or any object
+    elementwise, every element unequal: a bool array of the array's shape
+    (filled by a memset here: no kernel runs, as the epilogue checks)."""
+    check(fake_lib, """
+        for h in (rand((3, 5), "f4"), rand((7,), "i8"), np.zeros((2, 0)),
+                  np.asarray(rand((), "c8"))):
+            a = ga.to_gpu(h)
+            for other in (None, "text", object()):
+                for got, want in ((a == other, h == other), (a != other, h != other),
+                                  (other == a, other == h)):
+                    want = np.asarray(want)
+                    assert type(got) is ga.GPUArray and got.dtype == np.bool_
+                    assert got.shape == h.shape, (got.shape, h.shape)
+                    same(got.get(), want)
+    """)
