@@ -38,4 +38,32 @@ def on_detach(func):
     _drv.add_detach_hook(func)
 
 
+def retire_stream_buffer(entry):
+    """Wait until no queued work can still use a per-stream buffer that
+    is about to be dropped (and freed).
+
+    ``entry`` is a cache entry whose last item is the stream the buffer is
+    used on (None: the legacy default stream).  ``cuMemFree`` only *may*
+    synchronize (CUDA driver API reference), so the stream is synchronized
+    first; the whole context for the default stream.
+    """
+    stream = entry[-1]
+    if stream is None:
+        _drv.Context.synchronize()
+    else:
+        stream.synchronize()
+
+
+def evict_stream_buffers(entries, limit, keep=None):
+    """Drop the least recently used entries of ``entries`` (an
+    OrderedDict of per-stream buffers, see :func:`retire_stream_buffer`)
+    until at most ``limit`` remain, never the one under the key ``keep``."""
+    while len(entries) > limit:
+        victim = next((k for k in entries if k != keep), None)
+        if victim is None:
+            return
+        retire_stream_buffer(entries[victim])
+        del entries[victim]
+
+
 _drv.add_detach_hook(forget)

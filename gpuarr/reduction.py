@@ -30,6 +30,8 @@ block to finish a row (atomic ticket) combines them, writes the result and
 resets its ticket: one launch in every case.
 """
 
+import collections
+
 import numpy as np
 
 from . import _percontext
@@ -45,6 +47,8 @@ _RS = _BLOCK // 32          # slices of the cols path
 _MAX_ROW_ITEMS = 8192       # rows * splits when split (rows path)
 _MAX_COL_ITEMS = 2048       # tiles * splits when split (cols path)
 _PART_BYTES = max(_MAX_ROW_ITEMS, _MAX_COL_ITEMS * 32) * 32
+# explicit streams whose workspace (2 MiB) is kept, per context
+_MAX_STREAM_WS = 8
 _TICKETS = _MAX_ROW_ITEMS
 _MAX_PLANS = 4096
 _MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
@@ -610,7 +614,7 @@ class _State:
         self.plans = {}
         self.kernels = {}
         self.nsm = nsm
-        self.ws = {}
+        self.ws = collections.OrderedDict()
         self.fast = {}
         self.pool = pool
 
@@ -662,6 +666,10 @@ def _workspace(st, stream):
 
     Kernels on one stream run in order, so one workspace per stream is
     enough; its tickets are zeroed once here and reset by each kernel.
+    The default stream's workspace is kept for good (:func:`full_entry`
+    caches its pointers); those of explicit streams, which the entries
+    keep alive, are kept for the ``_MAX_STREAM_WS`` most recently used
+    streams, and one dropped is freed only once its stream has finished.
     """
     key = 0 if stream is None else getattr(stream, "handle", id(stream))
     ws = st.ws.get(key)
@@ -671,6 +679,9 @@ def _workspace(st, stream):
         drv.memset_d8(int(mem) + _PART_BYTES, 0, 4 * _TICKETS)
         ws = (mem, int(mem), int(mem) + _PART_BYTES, stream)
         st.ws[key] = ws
+        _percontext.evict_stream_buffers(st.ws, _MAX_STREAM_WS + 1, keep=0)
+    elif key:
+        st.ws.move_to_end(key)
     return ws[1], ws[2]
 
 

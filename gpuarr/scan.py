@@ -369,13 +369,17 @@ def _scratch(scratches, stream, nbytes):
     (on ``stream``); after that every look-back kernel leaves the bytes it
     used zeroed again (its last block or warp clears them), so a scan needs
     no memset of its own.  The entry keeps the stream object alive, so its
-    handle cannot be reused by another stream while cached.
+    handle cannot be reused by another stream while cached.  A buffer
+    replaced by a larger one, or dropped for another stream's past
+    ``_MAX_SCRATCH``, is freed only once its stream has finished with it.
     """
     key = 0 if stream is None else int(getattr(stream, "handle", 0) or 0)
     ent = scratches.get(key)
     if ent is not None and ent[1] >= nbytes:
         scratches.move_to_end(key)
         return ent[0]
+    if ent is not None:
+        _percontext.retire_stream_buffer(ent)
     size = max(nbytes, 1 << 16)
     size = 1 << (size - 1).bit_length()
     drv = _drv()
@@ -383,8 +387,7 @@ def _scratch(scratches, stream, nbytes):
     drv.memset_d32_async(buf, 0, size // 4, stream)
     scratches[key] = (buf, size, stream)
     scratches.move_to_end(key)
-    while len(scratches) > _MAX_SCRATCH:
-        scratches.popitem(last=False)
+    _percontext.evict_stream_buffers(scratches, _MAX_SCRATCH, keep=key)
     return buf
 
 

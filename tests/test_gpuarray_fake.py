@@ -800,3 +800,47 @@ def test_equality_with_objects_that_are_not_arrays(fake_lib):
                     assert got.shape == h.shape, (got.shape, h.shape)
                     same(got.get(), want)
     """)
+
+
+def test_per_stream_buffers_are_bounded_and_wait_for_their_stream(fake_lib):
+    """Reduction workspaces and scan scratch buffers are cached per stream;
+    past their limits the least recently used are dropped (their streams
+    released), each only after its stream was synchronized, and the
+    default stream's reduction workspace, whose pointers launch entries
+    keep, stays."""
+    check(fake_lib, """
+        from gpuarr import reduction as R, scan as S
+        live_s, live_a = fk["live_streams"], fk["live_allocations"]
+        st = R._state()
+        p0 = R._workspace(st, None)
+        streams = [drv.Stream() for _ in range(R._MAX_STREAM_WS + 4)]
+        syncs = fk["stream_syncs"]
+        for s in streams:
+            R._workspace(st, s)
+        assert fk["stream_syncs"] == syncs + 4       # one per eviction
+        assert list(st.ws) == [0] + [s.handle for s in streams[4:]]
+        assert R._workspace(st, None) == p0
+        # re-using a cached stream's workspace moves it to the recent end
+        R._workspace(st, streams[4])
+        assert list(st.ws)[-1] == streams[4].handle
+        del s, streams
+        gc.collect()
+        # the four evicted streams are destroyed, the cached ones live on
+        assert fk["live_streams"] == live_s + R._MAX_STREAM_WS
+        assert fk["live_allocations"] == live_a + R._MAX_STREAM_WS + 1
+        # scan scratch: at most _MAX_SCRATCH streams; a buffer outgrown on
+        # its stream is replaced after that stream is synchronized
+        kernels, scratches = S._state()
+        live_a = fk["live_allocations"]
+        streams = [drv.Stream() for _ in range(S._MAX_SCRATCH + 3)]
+        syncs = fk["stream_syncs"]
+        for s in streams:
+            S._scratch(scratches, s, 100)
+        assert fk["stream_syncs"] == syncs + 3
+        assert len(scratches) == S._MAX_SCRATCH
+        assert fk["live_allocations"] == live_a + S._MAX_SCRATCH
+        small = int(S._scratch(scratches, streams[-1], 100))
+        big = S._scratch(scratches, streams[-1], 1 << 20)
+        assert int(big) != small and fk["stream_syncs"] == syncs + 4
+        assert fk["live_allocations"] == live_a + S._MAX_SCRATCH
+    """)
