@@ -631,8 +631,11 @@ def contiguous_plan(op, loop_dtypes, out_dtype, in_dtypes, shape):
     return plan.fn, plan.grid, plan.block, plan.tail
 
 
-def _plan_key(opname, loop_dtypes, outputs, inputs):
-    """Key of a launch plan, and the scalar mask and the shape."""
+def _plan_key(opname, loop_dtypes, outputs, inputs, shape):
+    """Key of a launch plan and the scalar mask.  Raises ValueError for an
+    array input not of ``shape`` (checked on every call: the key holds
+    strides, not shapes, and a plan reused for a smaller input would read
+    past its end)."""
     key = [opname, loop_dtypes]
     scalar = []
     for o in outputs:
@@ -646,6 +649,9 @@ def _plan_key(opname, loop_dtypes, outputs, inputs):
             key.append(x.dtype)
             scalar.append(True)
         else:
+            if x.shape != shape:
+                raise ValueError("operand of shape %s where %s was expected; "
+                                 "broadcast it first" % (x.shape, shape))
             key.append((x.dtype, x.strides, x.ptr & 15))
             scalar.append(False)
     return key, scalar
@@ -662,10 +668,6 @@ def _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar, shape):
     plan = plans.get(key)
     if plan is not None:
         return plan
-    for x, s in zip(inputs, scalar):
-        if not s and x.shape != shape:
-            raise ValueError("operand of shape %s where %s was expected; "
-                             "broadcast it first" % (x.shape, shape))
     loop_in, op_out = _loop_types(opobj, loop_dtypes, inputs)
     for a in outputs:
         _dtypes.check_supported(a.dtype)
@@ -708,7 +710,8 @@ def array_plan(op, loop_dtypes, outputs, inputs):
         strides and addresses modulo 16 in the context that is current now.
     """
     opobj = get_op(op)
-    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs)
+    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs,
+                            outputs[0].shape)
     if any(scalar):
         raise TypeError("array_plan takes arrays only")
     plan = _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar,
@@ -764,7 +767,8 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
         if a.shape != shape:
             raise ValueError("outputs of different shapes: %s and %s"
                              % (shape, a.shape))
-    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs)
+    key, scalar = _plan_key(opobj.name, loop_dtypes, outputs, inputs,
+                            shape)
     plan = _get_plan(opobj, loop_dtypes, outputs, inputs, key, scalar, shape)
     if plan is None:
         return

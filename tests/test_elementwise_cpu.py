@@ -122,6 +122,19 @@ def test_run_elementwise_contiguous_flow(fake_launch):
     assert "ga_vec<float, 4>" in fake_launch[0].source
 
 
+def test_run_elementwise_checks_input_shapes_on_every_call(fake_launch):
+    """A plan is keyed by strides, not shapes: an input of another shape
+    with the same strides must still be refused (it would be read past its
+    end), after the plan exists as before it."""
+    out, a = FakeArray("f4", (100,)), FakeArray("f4", (100,), ptr=1 << 26)
+    short = FakeArray("f4", (60,), ptr=1 << 27)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="shape \\(60,\\) where \\(100,\\)"):
+            ew.run_elementwise("add", [out], [a, short])
+        ew.run_elementwise("add", [out], [a, a])
+    assert len(fake_launch) == 1 and len(fake_launch[0].calls) == 2
+
+
 def test_run_elementwise_scalars_and_errors(fake_launch):
     a = FakeArray("u1", (100,))
     out = FakeArray("u1", (100,))
