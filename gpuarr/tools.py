@@ -260,6 +260,7 @@ class DeviceMemoryPool:
 
 
 _SMALL_BLOCK = 1 << 20   # StreamOrderedMemoryPool keeps blocks up to this
+_SMALL_CACHE_LIMIT = 64 << 20   # ... and at most this many bytes of them
 
 
 class StreamOrderedMemoryPool:
@@ -291,9 +292,9 @@ class StreamOrderedMemoryPool:
     synchronizations instead of going back to the OS at each one (the
     driver's default is 0); :meth:`free_held` trims it.
 
-    Blocks of up to 1 MiB are also kept by this object when they die, per
-    (size, stream), and handed to the next allocation of that size on that
-    stream without a driver call: the reuse the driver's pool would make
+    Blocks of up to 1 MiB are also kept by this object when they die (up to
+    64 MiB in all), per (size, stream), and handed to the next allocation of
+    that size on that stream without a driver call: the reuse the driver's pool would make
     (a block freed on a stream serves later work on the same stream), at
     the cost of a list pop instead of ``cuMemAllocAsync`` and
     ``cuMemFreeAsync``.  ``active_blocks`` counts blocks from this object
@@ -372,7 +373,8 @@ class StreamOrderedMemoryPool:
 
     def _give_back(self, raw, size, stream=None):
         self.active_blocks -= 1
-        if self._holding and size <= _SMALL_BLOCK:
+        if (self._holding and size <= _SMALL_BLOCK
+                and self._cached_bytes + size <= _SMALL_CACHE_LIMIT):
             _keep(self._cache, (size, stream), raw)
             self._cached_bytes += size
         else:

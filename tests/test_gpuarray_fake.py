@@ -631,6 +631,18 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
         assert live() == live0 + 3
         p.free_held()
         assert live() == live0 and p.held_bytes == 0
+        # what the object keeps is bounded: past the limit, blocks go
+        # straight back to the driver (each stream's kept blocks keep the
+        # stream alive, so an unbounded cache would also keep streams)
+        tools._SMALL_CACHE_LIMIT, limit = 16000, tools._SMALL_CACHE_LIMIT
+        blocks = [p.allocate(8000, stream=drv.Stream()) for _ in range(3)]
+        assert live() == live0 + 3
+        del blocks
+        gc.collect()
+        assert p.held_bytes == 16000 and live() == live0 + 2
+        tools._SMALL_CACHE_LIMIT = limit
+        p.free_held()
+        assert live() == live0 and p.held_bytes == 0
         p.stop_holding()
         assert mp.get_attribute(A.RELEASE_THRESHOLD) == 0
         w = p.allocate(100)
