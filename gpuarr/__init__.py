@@ -9,38 +9,80 @@ names, numpy's semantics)::
     b = ga.sin(a) + 1
     b.get()
 
-Importing ``gpuarr`` touches neither the CUDA driver nor Mako; both are
-loaded at the first allocation or kernel launch.
+Importing ``gpuarr`` imports nothing else, not even numpy: each name of the
+flat namespace and each submodule is imported at its first use (PEP 562),
+so ``import gpuarr`` costs almost nothing and a program pays only for what
+it uses. The CUDA driver is loaded at the first call that needs it and Mako
+at the first kernel that is rendered. ``import gpuarr.autoinit`` is never
+implied: it makes a context current, so it stays an explicit import.
 """
 
-from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32,
-                   uint64, float16, float32, float64, complex64, complex128)
-
-from . import gpuarray, cumath, tools
-from .gpuarray import (
-    GPUArray, UFuncTypeError, to_gpu, to_gpu_async, empty, zeros, ones, full,
-    arange, linspace, eye, empty_like, zeros_like, ones_like, full_like, fill,
-    asarray, from_dlpack, broadcast_to, reshape, ravel, transpose, swapaxes,
-    squeeze, expand_dims, astype,
-    add, subtract, multiply, divide, true_divide, floor_divide, remainder, mod,
-    power, negative, positive, absolute, abs, invert, bitwise_not, bitwise_and,
-    bitwise_or, bitwise_xor, left_shift, right_shift, equal, not_equal, less,
-    less_equal, greater, greater_equal, logical_and, logical_or, logical_xor,
-    logical_not)
-from .cumath import (
-    sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, arcsinh,
-    arccosh, arctanh, exp, exp2, expm1, log, log2, log10, log1p, sqrt, cbrt,
-    square, reciprocal, fabs, sign, floor, ceil, trunc, rint, fmod, hypot,
-    minimum, maximum, fmin, fmax, clip, where, isnan, isinf, isfinite, conj,
-    conjugate, angle, if_positive)
-from .tools import DeviceMemoryPool, PageLockedMemoryPool
-from . import reductions, cumulative, linalg, random, curandom
-from .reductions import (  # noqa: A004 - numpy's names shadow builtins here
-    sum, prod, nansum, mean, var, std, max, min, amax, amin, nanmax, nanmin,
-    ptp, argmax, argmin, any, all, count_nonzero, dot, vdot, inner)
-from .cumulative import cumsum, cumprod
-
-bool = bool_  # noqa: A001 - numpy-style dtype alias in the flat namespace
-ndarray = GPUArray
-
 __version__ = "0.1.0"
+
+_NUMPY_TYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64", "float16", "float32", "float64",
+                "complex64", "complex128")
+_GPUARRAY = (
+    "GPUArray", "UFuncTypeError", "to_gpu", "to_gpu_async", "empty", "zeros",
+    "ones", "full", "arange", "linspace", "eye", "empty_like", "zeros_like",
+    "ones_like", "full_like", "fill", "asarray", "from_dlpack",
+    "broadcast_to", "reshape", "ravel", "transpose", "swapaxes", "squeeze",
+    "expand_dims", "astype", "add", "subtract", "multiply", "divide",
+    "true_divide", "floor_divide", "remainder", "mod", "power", "negative",
+    "positive", "absolute", "abs", "invert", "bitwise_not", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not")
+_CUMATH = (
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
+    "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1",
+    "log", "log2", "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
+    "fabs", "sign", "floor", "ceil", "trunc", "rint", "fmod", "hypot",
+    "minimum", "maximum", "fmin", "fmax", "clip", "where", "isnan", "isinf",
+    "isfinite", "conj", "conjugate", "angle", "if_positive")
+_REDUCTIONS = (
+    "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
+    "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",
+    "count_nonzero", "dot", "vdot", "inner")
+
+#: name of the flat namespace -> (module, attribute there)
+_NAMES = {}
+for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
+                     ("gpuarr.cumath", _CUMATH),
+                     ("gpuarr.reductions", _REDUCTIONS),
+                     ("gpuarr.cumulative", ("cumsum", "cumprod")),
+                     ("gpuarr.tools", ("DeviceMemoryPool",
+                                       "PageLockedMemoryPool"))):
+    for _n in _names:
+        _NAMES[_n] = (_mod, _n)
+_NAMES["bool"] = ("numpy", "bool_")         # numpy-style dtype alias
+_NAMES["ndarray"] = ("gpuarr.gpuarray", "GPUArray")
+del _mod, _names, _n
+
+#: submodules reachable as attributes (``gpuarr.cumath.sin``) without an
+#: import statement; ``autoinit`` is not among them (it has side effects)
+_SUBMODULES = frozenset((
+    "driver", "compiler", "gpuarray", "cumath", "tools", "elementwise",
+    "reduction", "reductions", "scan", "cumulative", "linalg", "random",
+    "curandom"))
+
+__all__ = sorted(_NAMES) + sorted(_SUBMODULES)
+
+
+def __getattr__(name):
+    """Import what a name of the flat namespace needs at its first use."""
+    import importlib
+    if name in _SUBMODULES:
+        return importlib.import_module("gpuarr." + name)
+    try:
+        module, attr = _NAMES[name]
+    except KeyError:
+        raise AttributeError("module 'gpuarr' has no attribute %r"
+                             % (name,)) from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value     # the next access is a plain lookup
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,4 +1,4 @@
-"""Data types, numpy promotion, broadcasting and dimension merging.
+"""Data types and numpy's promotion rules.
 
 Pure Python (layer 0): nothing here touches the GPU, so all of it is
 testable in CI against numpy itself.
@@ -14,8 +14,8 @@ import numpy as np
 
 __all__ = [
     "SUPPORTED", "ctype", "reg_ctype", "is_supported", "check_supported",
-    "resolve_ufunc", "result_type", "check_scalar", "scalar_token",
-    "broadcast_shapes", "broadcast_strides", "merge_dims", "needs_64bit",
+    "canonical", "resolve_ufunc", "result_type", "check_scalar",
+    "scalar_token", "int_bounds", "convert_scalar",
 ]
 
 #: The dtypes gpuarr's kernels support.
@@ -94,6 +94,32 @@ def check_supported(dtype):
     raise TypeError("gpuarr does not support dtype %s (supported: bool, "
                     "int8-int64, uint8-uint64, float16/32/64, "
                     "complex64/128)" % (dt,))
+
+
+_CANONICAL = {}
+
+
+def canonical(dtype):
+    """:func:`check_supported`, cached by the argument: the ``numpy.dtype``
+    arrays store, for anything ``numpy.dtype`` accepts (``"f4"``,
+    ``numpy.float32``, a dtype).
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype.
+    """
+    try:
+        return _CANONICAL[dtype]
+    except (KeyError, TypeError):
+        pass
+    dt = check_supported(dtype)
+    try:
+        if len(_CANONICAL) < 4096:
+            _CANONICAL[dtype] = dt
+    except TypeError:  # unhashable dtype-likes are not cached
+        pass
+    return dt
 
 
 def ctype(dtype):
@@ -316,177 +342,6 @@ def convert_scalar(value, dtype):
         return np.asarray(value).astype(dtype, casting="unsafe")[()]
 
 
-# ---------------------------------------------------------------------------
-# broadcasting
-
-
-def broadcast_shapes(*shapes):
-    """The shape that ``shapes`` broadcast to, numpy's rules and message.
-
-    Parameters
-    ----------
-    *shapes : tuple of int
-
-    Returns
-    -------
-    tuple of int
-
-    Raises
-    ------
-    ValueError
-        When two shapes do not broadcast.
-    """
-    if len(shapes) == 1:
-        return tuple(shapes[0])
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for k, s in enumerate(shapes):
-        off = ndim - len(s)
-        for ax, n in enumerate(s):
-            cur = out[off + ax]
-            if n == cur or n == 1:
-                continue
-            if cur == 1:
-                out[off + ax] = n
-                continue
-            # find the first shape that set ``cur`` to report the pair
-            first = next(j for j, t in enumerate(shapes)
-                         if len(t) >= ndim - off - ax
-                         and t[len(t) - (ndim - off - ax)] == cur)
-            raise ValueError(
-                "shape mismatch: objects cannot be broadcast to a single "
-                "shape.  Mismatch is between arg %d with shape %s and arg %d "
-                "with shape %s." % (first, tuple(shapes[first]), k, tuple(s)))
-    return tuple(out)
-
-
-def _fmt(shape):
-    return str(tuple(shape)).replace(" ", "")[1:-1]
-
-
-def broadcast_strides(shape, strides, to_shape):
-    """Strides of an array of ``shape``/``strides`` broadcast to ``to_shape``.
-
-    Broadcast axes get stride 0, as in ``np.broadcast_to(a, to_shape)``.
-
-    Parameters
-    ----------
-    shape, strides : tuple of int
-        The array's shape and strides (bytes).
-    to_shape : tuple of int
-
-    Returns
-    -------
-    tuple of int
-
-    Raises
-    ------
-    ValueError
-        Like numpy's, when the shapes are incompatible.
-    """
-    shape = tuple(shape)
-    to_shape = tuple(to_shape)
-    if shape == to_shape:
-        return tuple(strides)
-    nd = len(to_shape)
-    if len(shape) > nd:
-        raise ValueError("input operand has more dimensions than allowed by "
-                         "the axis remapping")
-    off = nd - len(shape)
-    out = [0] * nd
-    for ax in range(len(shape)):
-        n = shape[ax]
-        if n == to_shape[off + ax]:
-            out[off + ax] = strides[ax] if n != 1 else 0
-        elif n == 1:
-            out[off + ax] = 0
-        else:
-            raise ValueError(
-                "operands could not be broadcast together with remapped "
-                "shapes [original->remapped]: (%s)  and requested shape (%s)"
-                % (_fmt(shape), _fmt(to_shape)))
-    return tuple(out)
-
-
-# ---------------------------------------------------------------------------
-# dimension merging
-
-
-def merge_dims(shape, strides_list):
-    """Merge dimensions that are contiguous with each other for all operands.
-
-    Size-1 axes are dropped; axis ``k`` and the following axis ``k+1`` are
-    merged when, for every operand, ``stride[k] == stride[k+1] *
-    shape[k+1]``.  The merged description addresses exactly the same
-    elements, in the same (C) order of the linear index.
-
-    Parameters
-    ----------
-    shape : tuple of int
-    strides_list : sequence of tuple of int
-        One strides tuple (any unit) per operand, each of ``len(shape)``.
-
-    Returns
-    -------
-    (shape, strides_list) : tuple of int, tuple of tuple of int
-        The merged shape and per-operand strides.  For an array of size 0
-        the shape is ``(0,)``; for size 1 it is ``()``.
-    """
-    nops = len(strides_list)
-    dims = []
-    for ax, n in enumerate(shape):
-        if n == 0:
-            return (0,), tuple((0,) for _ in range(nops))
-        if n != 1:
-            dims.append(ax)
-    if not dims:
-        return (), tuple(() for _ in range(nops))
-    out_shape = [shape[dims[-1]]]
-    out_strides = [[s[dims[-1]]] for s in strides_list]
-    for ax in reversed(dims[:-1]):
-        n = shape[ax]
-        inner_n = out_shape[0]
-        mergeable = True
-        for k in range(nops):
-            if strides_list[k][ax] != out_strides[k][0] * inner_n:
-                mergeable = False
-                break
-        if mergeable:
-            out_shape[0] = n * inner_n
-        else:
-            out_shape.insert(0, n)
-            for k in range(nops):
-                out_strides[k].insert(0, strides_list[k][ax])
-    return tuple(out_shape), tuple(tuple(s) for s in out_strides)
-
-
-INT32_MAX = 2 ** 31 - 1
-
-
-def needs_64bit(shape, strides_list, margin=0):
-    """Whether a kernel over ``shape`` needs 64-bit indices.
-
-    True when the number of elements, or any byte offset an operand
-    reaches (``sum(|stride| * (n - 1))``), could exceed ``2**31 - 1``
-    (less ``margin``, room a kernel needs past the end for its chunking).
-
-    Parameters
-    ----------
-    shape : tuple of int
-    strides_list : sequence of tuple of int
-        Byte strides per operand.
-    margin : int, optional
-    """
-    limit = INT32_MAX - margin
-    size = 1
-    for n in shape:
-        size *= n
-    if size > limit:
-        return True
-    for st in strides_list:
-        off = 0
-        for n, s in zip(shape, st):
-            off += abs(s) * (n - 1)
-        if off > limit:
-            return True
-    return False
+# Until the kernel builders import them from their home, gpuarr._layout.
+from ._layout import (INT32_MAX, broadcast_shapes, broadcast_strides,  # noqa: E402,F401
+                      merge_dims, needs_64bit)

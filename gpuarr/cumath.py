@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from .gpuarray import _apply, _assign, _casting_error, _ufunc, absolute, \
-    asarray, power
+from ._creation import asarray
+from ._transfer import assign
+from ._ufunc import absolute, apply, casting_error, power, ufunc
 
 __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
@@ -24,46 +25,46 @@ __all__ = [
     "asin", "acos", "atan", "atan2", "sinh", "asinh", "acosh", "atanh",
 ]
 
-sin = _ufunc("sin", 1, "Element-wise sine (numpy.sin).")
-cos = _ufunc("cos", 1, "Element-wise cosine (numpy.cos).")
-tan = _ufunc("tan", 1, "Element-wise tangent (numpy.tan).")
-arcsin = _ufunc("arcsin", 1, "Element-wise inverse sine (numpy.arcsin).")
-arccos = _ufunc("arccos", 1, "Element-wise inverse cosine (numpy.arccos).")
-arctan = _ufunc("arctan", 1, "Element-wise inverse tangent (numpy.arctan).")
-arctan2 = _ufunc("arctan2", 2, "Element-wise ``atan2(x1, x2)`` (numpy.arctan2).")
-sinh = _ufunc("sinh", 1, "Element-wise hyperbolic sine (numpy.sinh).")
-cosh = _ufunc("cosh", 1, "Element-wise hyperbolic cosine (numpy.cosh).")
-tanh = _ufunc("tanh", 1, "Element-wise hyperbolic tangent (numpy.tanh).")
-arcsinh = _ufunc("arcsinh", 1, "Element-wise inverse hyperbolic sine.")
-arccosh = _ufunc("arccosh", 1, "Element-wise inverse hyperbolic cosine.")
-arctanh = _ufunc("arctanh", 1, "Element-wise inverse hyperbolic tangent.")
-exp = _ufunc("exp", 1, "Element-wise ``e**x`` (numpy.exp).")
-exp2 = _ufunc("exp2", 1, "Element-wise ``2**x`` (numpy.exp2).")
-expm1 = _ufunc("expm1", 1, "Element-wise ``exp(x) - 1`` (numpy.expm1).")
-log = _ufunc("log", 1, "Element-wise natural logarithm (numpy.log).")
-log2 = _ufunc("log2", 1, "Element-wise base-2 logarithm (numpy.log2).")
-log10 = _ufunc("log10", 1, "Element-wise base-10 logarithm (numpy.log10).")
-log1p = _ufunc("log1p", 1, "Element-wise ``log(1 + x)`` (numpy.log1p).")
-sqrt = _ufunc("sqrt", 1, "Element-wise square root (numpy.sqrt).")
-cbrt = _ufunc("cbrt", 1, "Element-wise cube root (numpy.cbrt).")
-square = _ufunc("square", 1, "Element-wise ``x * x`` (numpy.square).")
-reciprocal = _ufunc("reciprocal", 1, "Element-wise ``1 / x`` (numpy.reciprocal).")
-fabs = _ufunc("fabs", 1, "Element-wise absolute value of reals (numpy.fabs).")
-sign = _ufunc("sign", 1, "Element-wise sign (numpy.sign).")
-floor = _ufunc("floor", 1, "Element-wise floor (numpy.floor).")
-ceil = _ufunc("ceil", 1, "Element-wise ceiling (numpy.ceil).")
-trunc = _ufunc("trunc", 1, "Element-wise truncation toward zero (numpy.trunc).")
-rint = _ufunc("rint", 1, "Element-wise round half to even (numpy.rint).")
-fmod = _ufunc("fmod", 2, "Element-wise C ``fmod`` (sign of x1; numpy.fmod).")
-hypot = _ufunc("hypot", 2, "Element-wise ``sqrt(x1**2 + x2**2)`` (numpy.hypot).")
-minimum = _ufunc("minimum", 2, "Element-wise minimum, NaN-propagating.")
-maximum = _ufunc("maximum", 2, "Element-wise maximum, NaN-propagating.")
-fmin = _ufunc("fmin", 2, "Element-wise minimum, ignoring NaN (numpy.fmin).")
-fmax = _ufunc("fmax", 2, "Element-wise maximum, ignoring NaN (numpy.fmax).")
-isnan = _ufunc("isnan", 1, "Element-wise NaN test (bool result).")
-isinf = _ufunc("isinf", 1, "Element-wise infinity test (bool result).")
-isfinite = _ufunc("isfinite", 1, "Element-wise finiteness test (bool result).")
-conjugate = _ufunc("conjugate", 1, "Element-wise complex conjugate.")
+sin = ufunc("sin", 1, "Element-wise sine (numpy.sin).")
+cos = ufunc("cos", 1, "Element-wise cosine (numpy.cos).")
+tan = ufunc("tan", 1, "Element-wise tangent (numpy.tan).")
+arcsin = ufunc("arcsin", 1, "Element-wise inverse sine (numpy.arcsin).")
+arccos = ufunc("arccos", 1, "Element-wise inverse cosine (numpy.arccos).")
+arctan = ufunc("arctan", 1, "Element-wise inverse tangent (numpy.arctan).")
+arctan2 = ufunc("arctan2", 2, "Element-wise ``atan2(x1, x2)`` (numpy.arctan2).")
+sinh = ufunc("sinh", 1, "Element-wise hyperbolic sine (numpy.sinh).")
+cosh = ufunc("cosh", 1, "Element-wise hyperbolic cosine (numpy.cosh).")
+tanh = ufunc("tanh", 1, "Element-wise hyperbolic tangent (numpy.tanh).")
+arcsinh = ufunc("arcsinh", 1, "Element-wise inverse hyperbolic sine.")
+arccosh = ufunc("arccosh", 1, "Element-wise inverse hyperbolic cosine.")
+arctanh = ufunc("arctanh", 1, "Element-wise inverse hyperbolic tangent.")
+exp = ufunc("exp", 1, "Element-wise ``e**x`` (numpy.exp).")
+exp2 = ufunc("exp2", 1, "Element-wise ``2**x`` (numpy.exp2).")
+expm1 = ufunc("expm1", 1, "Element-wise ``exp(x) - 1`` (numpy.expm1).")
+log = ufunc("log", 1, "Element-wise natural logarithm (numpy.log).")
+log2 = ufunc("log2", 1, "Element-wise base-2 logarithm (numpy.log2).")
+log10 = ufunc("log10", 1, "Element-wise base-10 logarithm (numpy.log10).")
+log1p = ufunc("log1p", 1, "Element-wise ``log(1 + x)`` (numpy.log1p).")
+sqrt = ufunc("sqrt", 1, "Element-wise square root (numpy.sqrt).")
+cbrt = ufunc("cbrt", 1, "Element-wise cube root (numpy.cbrt).")
+square = ufunc("square", 1, "Element-wise ``x * x`` (numpy.square).")
+reciprocal = ufunc("reciprocal", 1, "Element-wise ``1 / x`` (numpy.reciprocal).")
+fabs = ufunc("fabs", 1, "Element-wise absolute value of reals (numpy.fabs).")
+sign = ufunc("sign", 1, "Element-wise sign (numpy.sign).")
+floor = ufunc("floor", 1, "Element-wise floor (numpy.floor).")
+ceil = ufunc("ceil", 1, "Element-wise ceiling (numpy.ceil).")
+trunc = ufunc("trunc", 1, "Element-wise truncation toward zero (numpy.trunc).")
+rint = ufunc("rint", 1, "Element-wise round half to even (numpy.rint).")
+fmod = ufunc("fmod", 2, "Element-wise C ``fmod`` (sign of x1; numpy.fmod).")
+hypot = ufunc("hypot", 2, "Element-wise ``sqrt(x1**2 + x2**2)`` (numpy.hypot).")
+minimum = ufunc("minimum", 2, "Element-wise minimum, NaN-propagating.")
+maximum = ufunc("maximum", 2, "Element-wise maximum, NaN-propagating.")
+fmin = ufunc("fmin", 2, "Element-wise minimum, ignoring NaN (numpy.fmin).")
+fmax = ufunc("fmax", 2, "Element-wise maximum, ignoring NaN (numpy.fmax).")
+isnan = ufunc("isnan", 1, "Element-wise NaN test (bool result).")
+isinf = ufunc("isinf", 1, "Element-wise infinity test (bool result).")
+isfinite = ufunc("isfinite", 1, "Element-wise finiteness test (bool result).")
+conjugate = ufunc("conjugate", 1, "Element-wise complex conjugate.")
 conj = conjugate
 
 # C / PyCUDA spellings
@@ -88,9 +89,9 @@ def angle(z, deg=False, out=None, stream=None):
     GPUArray
         Float dtype matching ``z``'s precision.
     """
-    res = _apply("angle", (z,), None if deg else out, stream)
+    res = apply("angle", (z,), None if deg else out, stream)
     if deg:
-        res = _apply("multiply", (res, 180.0 / math.pi), out, stream)
+        res = apply("multiply", (res, 180.0 / math.pi), out, stream)
     return res
 
 
@@ -120,14 +121,14 @@ def clip(a, a_min, a_max, out=None, stream=None):
             return a.copy(stream=stream)
         if out.dtype != a.dtype and not np.can_cast(a.dtype, out.dtype,
                                                     "same_kind"):
-            raise _casting_error("clip", a.dtype, out.dtype)
-        _assign(out, a, stream)
+            raise casting_error("clip", a.dtype, out.dtype)
+        assign(out, a, stream)
         return out
     if a_min is None:
-        return _apply("minimum", (a, a_max), out, stream)
+        return apply("minimum", (a, a_max), out, stream)
     if a_max is None:
-        return _apply("maximum", (a, a_min), out, stream)
-    return _apply("clip", (a, a_min, a_max), out, stream)
+        return apply("maximum", (a, a_min), out, stream)
+    return apply("clip", (a, a_min, a_max), out, stream)
 
 
 def where(condition, x=None, y=None, out=None, stream=None):
@@ -148,7 +149,7 @@ def where(condition, x=None, y=None, out=None, stream=None):
                                   "supported on the GPU yet")
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    return _apply("where", (condition, x, y), out, stream)
+    return apply("where", (condition, x, y), out, stream)
 
 
 def if_positive(criterion, then_, else_, out=None, stream=None):
@@ -159,4 +160,4 @@ def if_positive(criterion, then_, else_, out=None, stream=None):
     ValueError
         If the shapes do not broadcast together.
     """
-    return _apply("if_positive", (criterion, then_, else_), out, stream)
+    return apply("if_positive", (criterion, then_, else_), out, stream)

@@ -1,4 +1,4 @@
-"""Cumulative sums and products of GPUArrays (layer 6): ``numpy.cumsum``
+"""Cumulative sums and products of GPUArrays (layer 5; the array methods): ``numpy.cumsum``
 and ``numpy.cumprod`` with numpy's result dtypes, ``axis``, ``dtype`` and
 ``out``.
 
@@ -16,20 +16,14 @@ Dispatch (see ``docs/scan.md``):
 A non-contiguous input is first copied contiguous.
 """
 
-import operator
 import warnings
 
 import numpy as np
 
-from . import _dtypes
+from . import _creation, _dtypes, _layout
 from . import scan as _scan
-from .gpuarray import GPUArray, asarray, empty
-
-
-def run_elementwise(*args, **kwargs):
-    # Imported on first use: ``import gpuarr`` loads no kernel machinery.
-    from .elementwise import run_elementwise as run
-    return run(*args, **kwargs)
+from ._array import GPUArray
+from .elementwise import run_elementwise
 
 __all__ = ["cumsum", "cumprod", "accumulate_dtypes"]
 
@@ -102,57 +96,15 @@ def _dtypes_and_operator(op, dtype_in, dtype, out_dtype):
     return hit
 
 
-def _norm_axis(axis, ndim):
-    try:
-        ax = operator.index(axis)
-    except TypeError:
-        raise TypeError("'%s' object cannot be interpreted as an integer"
-                        % type(axis).__name__) from None
-    if ax < -ndim or ax >= ndim:
-        raise np.exceptions.AxisError(ax, ndim)
-    return ax % ndim
-
-
-def _c_contig(a):
-    return a._c     # flags.c_contiguous, without building the flags object
-
-
-def _prod(seq):
-    p = 1
-    for n in seq:
-        p *= n
-    return p
-
-
-def _overlap(a, b):
-    """Whether the memory of arrays a and b may overlap."""
-    if not a.size or not b.size:
-        return False
-
-    def extent(x):
-        if x._c:
-            return x.ptr, x.ptr + x.size * x.dtype.itemsize
-        lo = hi = x.ptr
-        for n, s in zip(x.shape, x.strides):
-            if s > 0:
-                hi += s * (n - 1)
-            else:
-                lo += s * (n - 1)
-        return lo, hi + x.dtype.itemsize
-    alo, ahi = extent(a)
-    blo, bhi = extent(b)
-    return alo < bhi and blo < ahi
-
-
 def _contiguous_copy(a, stream):
-    t = empty(a.shape, a.dtype)
+    t = _creation.empty(a.shape, a.dtype)
     run_elementwise("copy", [t], [a], stream=stream)
     return t
 
 
 def _merged(shape, strides):
     """Element strides of ``shape`` merged to one axis, or None."""
-    mshape, (mst,) = _dtypes.merge_dims(tuple(shape), [tuple(strides)])
+    mshape, (mst,) = _layout.merge_dims(tuple(shape), [tuple(strides)])
     if len(mshape) == 0:
         return 0
     if len(mshape) == 1:
@@ -162,7 +114,7 @@ def _merged(shape, strides):
 
 def _accumulate(op, a, axis, dtype, out, stream):
     if not isinstance(a, GPUArray):
-        a = asarray(a)
+        a = _creation.asarray(a)
     if out is not None and not isinstance(out, GPUArray):
         raise TypeError("out must be a GPUArray, not %s" % type(out).__name__)
     loop, res_dt, expr, neutral = _dtypes_and_operator(
@@ -176,7 +128,7 @@ def _accumulate(op, a, axis, dtype, out, stream):
         shape = (a.size,)
         ax = 0
     else:
-        ax = _norm_axis(axis, max(a.ndim, 1))
+        ax = _layout.normalize_axis(axis, max(a.ndim, 1))
         shape = a.shape if a.ndim else (1,)
     if out is not None:
         if axis is None:
@@ -191,21 +143,21 @@ def _accumulate(op, a, axis, dtype, out, stream):
                    _fmt(shape)))
     n = a.size
     if n == 0:
-        return out if out is not None else empty(shape, res_dt)
+        return out if out is not None else _creation.empty(shape, res_dt)
     # where the results go: out itself when it is C-contiguous and either
     # distinct from a or the very same elements (an in-place scan)
-    direct = (out is not None and _c_contig(out)
-              and (not _overlap(a, out)
+    direct = (out is not None and out._c
+              and (not _layout.overlaps(a, out)
                    or (a.ptr == out.ptr and a.strides == out.strides
                        and a.dtype.itemsize == out.dtype.itemsize
-                       and _c_contig(a))))
-    res = out if direct else empty(shape, res_dt)
+                       and a._c)))
+    res = out if direct else _creation.empty(shape, res_dt)
     src = a if a.ndim else a.reshape(1)
     length = shape[ax]
-    outer = _prod(shape[:ax])
-    inner = _prod(shape[ax + 1:])
+    outer = _layout.prod(shape[:ax])
+    inner = _layout.prod(shape[ax + 1:])
     if axis is None or inner == 1:
-        if not _c_contig(src):
+        if not src._c:
             src = _contiguous_copy(src, stream)
         _scan.run_scan(src.ptr, src.dtype, res.ptr, res_dt, n, expr, loop,
                        neutral=neutral,
@@ -227,7 +179,7 @@ def _accumulate(op, a, axis, dtype, out, stream):
         perm = tuple(k for k in range(len(shape)) if k != ax) + (ax,)
         moved = src.transpose(perm)
         t_in = _contiguous_copy(moved, stream)
-        t_out = empty(t_in.shape, res_dt)
+        t_out = _creation.empty(t_in.shape, res_dt)
         _scan.run_scan(t_in.ptr, t_in.dtype, t_out.ptr, res_dt, n, expr,
                        loop, neutral=neutral, row_len=length, stream=stream,
                        commutative=True)

@@ -16,6 +16,7 @@ import random as _pyrandom
 
 import numpy as np
 
+from . import _creation, cumath
 from .random import Generator, Philox
 
 __all__ = ["rand", "seed_getter_uniform", "seed_getter_unique",
@@ -71,9 +72,8 @@ def seed_getter_uniform(N):
     PyCUDA's seed getter for generators that should all share one seed
     (and differ by their subsequence).
     """
-    from . import gpuarray
     value = _pyrandom.randint(0, 2 ** 31 - 2)
-    return gpuarray.to_gpu(np.full(N, value, dtype=np.int32))
+    return _creation.to_gpu(np.full(N, value, dtype=np.int32))
 
 
 def seed_getter_unique(N):
@@ -81,8 +81,7 @@ def seed_getter_unique(N):
 
     PyCUDA's seed getter giving each generator its own seed.
     """
-    from . import gpuarray
-    return gpuarray.to_gpu(
+    return _creation.to_gpu(
         np.random.randint(0, 2 ** 31 - 1, N).astype(np.int32))
 
 
@@ -122,15 +121,13 @@ class PhiloxRandomNumberGenerator:
 
     def fill_log_normal(self, data, mean, stddev, stream=None):
         """Fill ``data`` with ``exp(normal(mean, stddev))``."""
-        from . import cumath
         self.generator.normal(mean, stddev, dtype=data.dtype, out=data,
                               stream=stream)
         cumath.exp(data, out=data, stream=stream)
 
     def gen_log_normal(self, shape, dtype, mean, stddev, stream=None):
         """New array of log-normal values."""
-        from . import gpuarray
-        a = gpuarray.empty(shape, dtype)
+        a = _creation.empty(shape, dtype)
         self.fill_log_normal(a, mean, stddev, stream=stream)
         return a
 

@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from . import gpuarray as _ga
+from . import _creation
 from . import reduction as _red
 from . import reductions as _rs
 from .reductions import dot, vdot, inner
@@ -38,7 +38,7 @@ def _vector(a, ord, axes, keepdims):
         r = np.linalg.norm(np.zeros(a.shape, a.dtype), ord=ord,
                            axis=axes if len(axes) > 1 else axes[0],
                            keepdims=keepdims)
-        return _ga.to_gpu(_rs._host_c(r))
+        return _creation.to_gpu(r)
     if ord is None or ord == 2 or ord == "fro":
         op = "sumsq"
     elif ord == 1:
@@ -61,7 +61,7 @@ def _vector(a, ord, axes, keepdims):
             x = x.astype(res)
         s = _rs.sum(x ** p, axis=axes, keepdims=keepdims)
         return s ** (1.0 / p)
-    w, ret = _rs._target(a, axes, None, keepdims, res, "add")
+    w, ret = _rs.reduction_target(a, axes, None, keepdims, res, "add")
     _red.run_reduction(op, (a,), w, axes, ct)
     return ret
 
@@ -95,7 +95,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     numpy.exceptions.AxisError
         For an axis out of range.
     """
-    x = _rs._as_array(x)
+    x = _rs.as_array(x)
     nd = len(x.shape)
     if axis is None:
         if ord is None or (ord == "fro" and nd == 2):
@@ -108,7 +108,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise NotImplementedError("matrix norm ord=%r" % (ord,))
         raise ValueError("Improper number of dimensions to norm.")
     if isinstance(axis, tuple) and len(axis) == 2:
-        axes = _rs._axes(axis, nd)
+        axes = _rs.normalize_axes(axis, nd)
         if ord is None or ord == "fro":
             return _vector(x, None, axes, keepdims)
         raise NotImplementedError("matrix norm ord=%r" % (ord,))
@@ -123,4 +123,4 @@ def norm(x, ord=None, axis=None, keepdims=False):
                         "integers") from None
     if isinstance(ord, str):
         raise ValueError("Invalid norm order '%s' for vectors" % ord)
-    return _vector(x, ord, _rs._axes(axis, nd), keepdims)
+    return _vector(x, ord, _rs.normalize_axes(axis, nd), keepdims)

@@ -41,7 +41,7 @@ import os
 
 import numpy as np
 
-from . import _percontext
+from . import _creation, _percontext
 
 from . import _philox
 
@@ -334,8 +334,7 @@ def _output(method, size, dtype, out, allowed):
 def _alloc(dt, shape, out):
     if out is not None:
         return out
-    from . import gpuarray
-    return gpuarray.empty(shape, dt)
+    return _creation.empty(shape, dt)
 
 
 def _float_param(x, name):

@@ -1,4 +1,5 @@
-"""numpy's reductions on GPUArrays (layer 6).
+"""numpy's reductions on GPUArrays (layer 5: the array methods ``sum``,
+``max``, ... are these functions).
 
 Every function takes the array first and has the signature of the numpy
 function of the same name (``numpy.sum(a, axis=None, dtype=None, out=None,
@@ -29,9 +30,9 @@ import warnings
 
 import numpy as np
 
-from . import gpuarray as _ga
+from . import _creation, _dtypes, _ufunc
 from . import reduction as _red
-from .gpuarray import GPUArray
+from ._array import GPUArray, owning
 
 __all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
            "dot", "vdot", "inner", "argmin", "argmax", "any", "all",
@@ -40,7 +41,6 @@ __all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
 _NoValue = np._NoValue
 _builtin_sum = sum
 _builtin_max = max
-_empty_c = _ga._empty_c
 _B = np.dtype(bool)
 _I8 = np.dtype(np.int64)
 _F2 = np.dtype(np.float16)
@@ -49,13 +49,12 @@ _F8 = np.dtype(np.float64)
 
 
 def _factory(shape, dtype):
-    return _empty_c(tuple(shape), _ga._dtype(dtype))
+    return _creation.empty_c(tuple(shape), _dtypes.canonical(dtype))
 
 
 _red.set_array_factory(_factory)
 
 _state = _red._state
-_new = object.__new__
 
 
 def _full_entry(st, key, op, a, res_dt, ct, scale):
@@ -72,24 +71,13 @@ def _full_entry(st, key, op, a, res_dt, ct, scale):
 def _launch_full(st, ent, a):
     """Launch a cached full reduction of ``a`` and return its 0-d result.
 
-    The result is built like :func:`gpuarr.gpuarray._empty_c` builds a
+    The result is built like :func:`gpuarr._creation.empty_c` builds a
     0-d array, from the context's pool held by ``st``: no per-call pool or
     context lookup beyond :func:`gpuarr.reduction._state`'s one.
     """
     fn, grid, block, off, rest, dt, isz = ent
-    blk = st.pool.allocate(isz)
-    w = _new(GPUArray)
-    w.shape = ()
-    w.dtype = dt
-    w.strides = ()
-    w.size = 1
-    w.ptr = p = blk.ptr
-    w.gpudata = blk
-    w.base = None
-    w._c = True
-    w._f = True
-    w.allocator = None
-    fn.prepared_async_call(grid, block, None, p, a.ptr + off, *rest)
+    w = owning(st.pool.allocate(isz), (), dt, (), 1, True, True)
+    fn.prepared_async_call(grid, block, None, w.ptr, a.ptr + off, *rest)
     return w
 
 # ---------------------------------------------------------------------------
@@ -98,8 +86,19 @@ def _launch_full(st, ent, a):
 _AXES = {}
 
 
-def _axes(axis, ndim):
-    """numpy's normalize_axis_tuple, sorted; None -> every axis."""
+def normalize_axes(axis, ndim):
+    """numpy's ``normalize_axis_tuple`` of a reduction's ``axis``, sorted;
+    None gives every axis (cached).
+
+    Raises
+    ------
+    TypeError
+        For a non-integer axis.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis.
+    """
     key = (axis, ndim, type(axis))
     try:
         return _AXES[key]
@@ -139,12 +138,15 @@ def _axes(axis, ndim):
     return r
 
 
-def _as_array(a):
+def as_array(a):
+    """``a`` as an operand of a reduction: GPUArrays and array-likes with
+    ``ptr`` and ``strides`` as they are, anything else through
+    :func:`gpuarr.asarray`."""
     if isinstance(a, GPUArray):
         return a
     if hasattr(a, "ptr") and hasattr(a, "strides"):
         return a
-    return _ga.asarray(a)
+    return _creation.asarray(a)
 
 
 _DT = {}
@@ -173,7 +175,7 @@ def _np_dtype(name, fn, dt, dtype, array_result=True):
             r = np.asarray(fn(np.ones((2, 2), dt), axis=0, **kw)).dtype
         else:
             r = np.asarray(fn(np.ones(2, dt), **kw)).dtype
-    _ga._dtype(r)
+    _dtypes.canonical(r)
     _DT[key] = r
     return r
 
@@ -245,15 +247,26 @@ def _numpy_empty(fn, a, kw, out):
             out.set(_host_c(r.astype(out.dtype, copy=False)
                             .reshape(out.shape)))
         return out
-    return _ga.to_gpu(_host_c(r))
+    return _creation.to_gpu(_host_c(r))
 
 
-def _target(a, axes, out, keepdims, res_dt, name):
-    """(array the kernel writes, array returned) for output shape rules."""
+def reduction_target(a, axes, out, keepdims, res_dt, name):
+    """``(array the kernel writes, array returned)`` of a reduction of ``a``
+    over the sorted ``axes`` into ``out`` (new when None, of ``res_dt``),
+    by numpy's output shape rules (``keepdims``).
+
+    Raises
+    ------
+    TypeError
+        For an ``out`` that is no array.
+    ValueError
+        For an ``out`` of the wrong shape (numpy's messages, naming the
+        operation ``name``).
+    """
     shape = a.shape
     kshape = tuple(n for k, n in enumerate(shape) if k not in axes)
     if out is None:
-        res = _empty_c(kshape, res_dt)
+        res = _creation.empty_c(kshape, res_dt)
         if keepdims:
             kd = tuple(1 if k in axes else n for k, n in enumerate(shape))
             return res, res.reshape(kd)
@@ -280,8 +293,8 @@ def _target(a, axes, out, keepdims, res_dt, name):
 
 def _reduce(op, fn, name, a, axis, out, keepdims, res_dt, ct, kw,
             scale=None, stream=None):
-    a = _as_array(a)
-    axes = _axes(axis, len(a.shape))
+    a = as_array(a)
+    axes = normalize_axes(axis, len(a.shape))
     if a.size == 0:
         return _numpy_empty(fn, a, kw, out)
     if (out is None and not keepdims and stream is None
@@ -294,7 +307,7 @@ def _reduce(op, fn, name, a, axis, out, keepdims, res_dt, ct, kw,
             ent = _full_entry(st, key, op, a, res_dt, ct,
                               1.0 if scale is None else scale(a.size))
         return _launch_full(st, ent, a)
-    w, ret = _target(a, axes, out, keepdims, res_dt, name)
+    w, ret = reduction_target(a, axes, out, keepdims, res_dt, name)
     if scale is None:
         _red.run_reduction(op, (a,), w, axes, ct, stream=stream)
     else:
@@ -417,9 +430,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
 
 
 def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
-    a = _as_array(a)
+    a = as_array(a)
     dt = a.dtype
-    axes = _axes(axis, len(a.shape))
+    axes = normalize_axes(axis, len(a.shape))
     res = _np_dtype(op, fn, dt, dtype,
                     keepdims or len(axes) < len(a.shape))
     kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
@@ -439,9 +452,9 @@ def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
     for k in axes:
         n *= a.shape[k]
     kshape = tuple(m for k, m in enumerate(a.shape) if k not in axes)
-    m = _empty_c(kshape, md)
+    m = _creation.empty_c(kshape, md)
     _red.run_reduction("mean", (a,), m, axes, md, scale=float(n))
-    w, ret = _target(a, axes, out, keepdims, res, "add")
+    w, ret = reduction_target(a, axes, out, keepdims, res, "add")
     _red.run_reduction(op, (a,), w, axes, md, aux=m,
                        scale=float(_builtin_max(n - ddof, 0)))
     return ret
@@ -528,7 +541,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values, ``max - min`` (``numpy.ptp``), in ``a``'s dtype
     (unsigned results wrap like numpy's)."""
-    a = _as_array(a)
+    a = as_array(a)
     if a.size == 0:
         return _numpy_empty(np.ptp, a, {"axis": axis, "keepdims": keepdims},
                             out)
@@ -539,13 +552,13 @@ def ptp(a, axis=None, out=None, keepdims=False):
     hi = max(a, axis=axis, keepdims=keepdims)
     lo = min(a, axis=axis, keepdims=keepdims)
     if out is None:
-        return _ga.subtract(hi, lo)
-    _target(a, _axes(axis, len(a.shape)), out, keepdims, a.dtype, "subtract")
-    return _ga.subtract(hi, lo, out=out)
+        return _ufunc.subtract(hi, lo)
+    reduction_target(a, normalize_axes(axis, len(a.shape)), out, keepdims, a.dtype, "subtract")
+    return _ufunc.subtract(hi, lo, out=out)
 
 
 def _arg(op, fn, a, axis, out, keepdims):
-    a = _as_array(a)
+    a = as_array(a)
     nd = len(a.shape)
     if axis is None:
         axes = tuple(range(nd))
@@ -568,9 +581,9 @@ def _arg(op, fn, a, axis, out, keepdims):
         raise TypeError("Cannot cast array data from %r to dtype('int64') "
                         "according to the rule 'safe'" % (out.dtype,))
     if axis is None and keepdims:
-        w, ret = _target(a, axes, out, True, _I8, op)
+        w, ret = reduction_target(a, axes, out, True, _I8, op)
     else:
-        w, ret = _target(a, axes, out, keepdims, _I8, op)
+        w, ret = reduction_target(a, axes, out, keepdims, _I8, op)
     _red.run_reduction(op, (a,), w, axes, a.dtype)
     return ret
 
@@ -621,7 +634,7 @@ def _dot_dtype(name, fn, d1, d2):
     except KeyError:
         pass
     r = np.asarray(fn(np.ones(2, d1), np.ones(2, d2))).dtype
-    _ga._dtype(r)
+    _dtypes.canonical(r)
     _DT[key] = r
     return r
 
@@ -654,10 +667,10 @@ def _inner_last(name, a, b, out):
         if out is not None:
             out.set(np.asarray(r, out.dtype).reshape(out.shape))
             return out
-        return _ga.to_gpu(_host_c(r))
+        return _creation.to_gpu(_host_c(r))
     bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
                   strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
-    w = out if out is not None else _empty_c(kshape, res)
+    w = out if out is not None else _creation.empty_c(kshape, res)
     _red.run_reduction("dot", (a, bb), w, (nd - 1,), res)
     return w
 
@@ -676,12 +689,12 @@ def dot(a, b, out=None):
     ValueError
         For misaligned shapes (numpy's message) or an unacceptable ``out``.
     """
-    a = _as_array(a)
-    b = _as_array(b)
+    a = as_array(a)
+    b = as_array(b)
     if len(a.shape) == 0 or len(b.shape) == 0:
         if out is None:
-            return _ga.multiply(a, b)
-        return _ga.multiply(a, b, out=out)
+            return _ufunc.multiply(a, b)
+        return _ufunc.multiply(a, b, out=out)
     if len(b.shape) == 1:
         return _inner_last("dot", a, b, out)
     raise NotImplementedError("gpuarr.dot supports vector . vector and "
@@ -691,10 +704,10 @@ def dot(a, b, out=None):
 def inner(a, b):
     """Inner product over the last axes (``numpy.inner``) where ``b`` is a
     vector (or 0-d); see :func:`dot`."""
-    a = _as_array(a)
-    b = _as_array(b)
+    a = as_array(a)
+    b = as_array(b)
     if len(a.shape) == 0 or len(b.shape) == 0:
-        return _ga.multiply(a, b)
+        return _ufunc.multiply(a, b)
     if len(b.shape) == 1:
         if a.shape[-1] != b.shape[0]:
             raise ValueError("shapes %s and %s not aligned: %d (dim %d) != "
@@ -710,17 +723,17 @@ def inner(a, b):
 def vdot(a, b):
     """``sum(conj(a) * b)`` over the flattened arrays (``numpy.vdot``);
     one fused pass.  Result dtype numpy's; 0-d GPUArray."""
-    a = _as_array(a)
-    b = _as_array(b)
+    a = as_array(a)
+    b = as_array(b)
     if a.size != b.size:
         raise ValueError("cannot reshape array of size %d into shape (%d,)"
                          % (b.size, a.size))
     res = _dot_dtype("vdot", np.vdot, a.dtype, b.dtype)
     if a.size == 0:
-        return _ga.to_gpu(np.zeros((), res))
+        return _creation.to_gpu(np.zeros((), res))
     if tuple(a.shape) != tuple(b.shape):
         a = a.reshape(-1)
         b = b.reshape(-1)
-    w = _empty_c((), res)
+    w = _creation.empty_c((), res)
     _red.run_reduction("vdot", (a, b), w, tuple(range(len(a.shape))), res)
     return w

@@ -112,21 +112,21 @@ def test_dot_dtype(d1, d2):
     (np.int64(1), 2, (1,)),
 ])
 def test_axes(axis, ndim, want):
-    assert RS._axes(axis, ndim) == want
+    assert RS.normalize_axes(axis, ndim) == want
 
 
 def test_axis_zero_of_0d():
     # numpy's legacy: axis 0 or -1 of a 0-d array reduces nothing
-    assert RS._axes(0, 0) == () and RS._axes(-1, 0) == ()
+    assert RS.normalize_axes(0, 0) == () and RS.normalize_axes(-1, 0) == ()
     with pytest.raises(np.exceptions.AxisError):
-        RS._axes((0,), 0)
+        RS.normalize_axes((0,), 0)
 
 
 @pytest.mark.parametrize("axis,ndim", [(3, 3), (-4, 3), ((0, 5), 3), (1, 0),
                                        ((0,), 0)])
 def test_axis_out_of_range(axis, ndim):
     with pytest.raises(np.exceptions.AxisError):
-        RS._axes(axis, ndim)
+        RS.normalize_axes(axis, ndim)
     with pytest.raises(np.exceptions.AxisError):
         np.sum(np.ones((1,) * ndim), axis=axis)
 
@@ -134,13 +134,13 @@ def test_axis_out_of_range(axis, ndim):
 @pytest.mark.parametrize("axis", [(0, 0), (1, -1)])
 def test_duplicate_axes(axis):
     with pytest.raises(ValueError, match="duplicate"):
-        RS._axes(axis, 2)
+        RS.normalize_axes(axis, 2)
 
 
 @pytest.mark.parametrize("axis", [1.0, "0", (0, 1.5)])
 def test_axis_type(axis):
     with pytest.raises(TypeError):
-        RS._axes(axis, 2)
+        RS.normalize_axes(axis, 2)
 
 
 # ---------------------------------------------------------------------------
@@ -455,7 +455,7 @@ def _fake_gpu(h, ptr=1 << 28):
 
 
 def test_small_sum_is_one_launch_writing_the_result(fake_driver):
-    from gpuarr import gpuarray as ga
+    from gpuarr import _creation, gpuarray as ga
     x = _fake_gpu(np.empty(1024, np.float32))
     r1 = RS.sum(x)
     r2 = RS.sum(x)
@@ -468,8 +468,8 @@ def test_small_sum_is_one_launch_writing_the_result(fake_driver):
     assert args[0] == r2.ptr and args[1] == x.ptr
     assert args[2:5] == (0, 0, 1.0)
     assert args[5:] == fake_driver[0].spec.tail
-    # the result is the 0-d array gpuarray._empty_c would have made
-    ref = ga._empty_c((), np.dtype(np.float32))
+    # the result is the 0-d array _creation.empty_c would have made
+    ref = _creation.empty_c((), np.dtype(np.float32))
     for name in ga.GPUArray.__slots__:
         if name in ("__weakref__", "ptr", "gpudata"):
             continue

@@ -1,6 +1,14 @@
-"""DLPack export and import for GPUArray, with ctypes (no compiled code).
+"""Interop: the CUDA Array Interface and DLPack, both ways (layer 5,
+above :mod:`gpuarr._array`).
 
-The unversioned ABI (DLPack 0.8, capsule name ``"dltensor"``)::
+Export: :func:`cuda_array_interface` (version 3) and :func:`to_dlpack`
+(the unversioned DLPack capsule) back ``GPUArray.__cuda_array_interface__``
+and ``GPUArray.__dlpack__``. Import: :func:`from_cuda_array_interface` and
+:func:`from_dlpack` wrap another library's device memory without a copy,
+keeping its owner alive.
+
+DLPack is implemented with ctypes (no compiled code). The unversioned ABI
+(DLPack 0.8, capsule name ``"dltensor"``)::
 
     DLDevice        {int32 device_type; int32 device_id}
     DLDataType      {uint8 code; uint8 bits; uint16 lanes}
@@ -16,11 +24,16 @@ named ``"dltensor"`` (never consumed), its destructor calls ``deleter``.
 Strides are in elements; ``strides == NULL`` means C-contiguous.
 """
 
+
 import ctypes
 import itertools
 import threading
 
 import numpy as np
+
+from . import _dtypes, _layout
+from . import driver as _drv
+from ._array import GPUArray, make
 
 kDLCPU = 1
 kDLCUDA = 2
@@ -160,8 +173,7 @@ def np_dtype(code, bits, lanes):
 
 def device_id(ptr=None):
     """Ordinal of the current context's device (used for ``kDLCUDA`` ids)."""
-    from . import driver as drv
-    dev = drv.Context.get_device()
+    dev = _drv.Context.get_device()
     for attr in ("handle", "ordinal"):  # a CUdevice is the ordinal
         v = getattr(dev, attr, None)
         if v is not None:
@@ -238,7 +250,6 @@ def from_capsule(capsule, producer=None):
         If the tensor is not in CUDA (or CUDA managed) memory or its dtype is
         not supported; ValueError if the capsule was already consumed.
     """
-    from .gpuarray import _make, _contiguity, _c_strides, _dtype
     if type(capsule).__name__ != "PyCapsule" or \
             not _api.PyCapsule_IsValid(id(capsule), _NAME_P):
         raise ValueError("expected a PyCapsule named 'dltensor' (a capsule "
@@ -252,7 +263,7 @@ def from_capsule(capsule, producer=None):
                           % t.device.device_type)
     dtype = np_dtype(t.dtype.code, t.dtype.bits, t.dtype.lanes)
     try:
-        dtype = _dtype(dtype)
+        dtype = _dtypes.canonical(dtype)
     except TypeError as exc:
         raise BufferError(str(exc)) from None
     ndim = t.ndim
@@ -261,13 +272,13 @@ def from_capsule(capsule, producer=None):
     if t.strides:
         strides = tuple(int(t.strides[i]) * isz for i in range(ndim))
     else:
-        strides = _c_strides(shape, isz)
+        strides = _layout.c_strides(shape, isz)
     ptr = (t.data or 0) + t.byte_offset
     # take ownership: rename so the producer's destructor leaves it alone
     _api.PyCapsule_SetName(capsule, _USED_NAME_P)
     owner = _DLPackOwner(managed, producer)
-    c, f = _contiguity(shape, strides, isz)
-    return _make(shape, dtype, strides, ptr, ptr, owner, c, f)
+    c, f = _layout.contiguity(shape, strides, isz)
+    return make(shape, dtype, strides, ptr, ptr, owner, c, f)
 
 
 def from_dlpack(x):
@@ -276,7 +287,6 @@ def from_dlpack(x):
     The producer is asked for data ready on the legacy default stream
     (``stream=1``), where gpuarr enqueues its work.
     """
-    from .gpuarray import GPUArray
     if isinstance(x, GPUArray):
         return x
     if type(x).__name__ == "PyCapsule":
@@ -295,3 +305,103 @@ def from_dlpack(x):
     except TypeError:
         capsule = x.__dlpack__()
     return from_capsule(capsule, x)
+
+
+# ---------------------------------------------------------------------------
+# the CUDA Array Interface
+
+
+def cuda_array_interface(a):
+    """The ``__cuda_array_interface__`` (version 3) of GPUArray ``a``.
+
+    ``strides`` is None for C-contiguous arrays; ``data`` is
+    ``(ptr, False)`` (``(0, False)`` for size 0); ``stream`` is ``1``
+    (the legacy default stream, where gpuarr enqueues its work).
+    """
+    return {
+        "shape": a.shape,
+        "typestr": a.dtype.str,
+        "descr": [("", a.dtype.str)],
+        "data": (a.ptr if a.size else 0, False),
+        "strides": None if a._c else a.strides,
+        "version": 3,
+        "stream": 1,
+    }
+
+
+def from_cuda_array_interface(obj, cai):
+    """Wrap ``obj``, whose ``__cuda_array_interface__`` is ``cai``, as a
+    GPUArray without a copy (``obj`` becomes its ``base``).
+
+    Raises
+    ------
+    ValueError
+        For a version above 3, a mask, or stream 0 (not allowed by the
+        interface).
+    TypeError
+        For an unsupported dtype.
+    """
+    version = cai.get("version", 0)
+    if version > 3:
+        raise ValueError("unsupported __cuda_array_interface__ version %r"
+                         % (version,))
+    if cai.get("mask") is not None:
+        raise ValueError("masked __cuda_array_interface__ is not supported")
+    dtype = _dtypes.canonical(np.dtype(cai["typestr"]))
+    shape = tuple(int(n) for n in cai["shape"])
+    strides = cai.get("strides")
+    if strides is None:
+        strides = _layout.c_strides(shape, dtype.itemsize)
+    else:
+        strides = tuple(int(s) for s in strides)
+    ptr = int(cai["data"][0])
+    stream = cai.get("stream")
+    if stream is not None and stream != 1 and _layout.prod(shape):
+        if stream == 0:
+            raise ValueError("__cuda_array_interface__ stream 0 is not allowed")
+        _drv.Context.synchronize()
+    c, f = _layout.contiguity(shape, strides, dtype.itemsize)
+    return make(shape, dtype, strides, ptr, ptr, obj, c, f)
+
+
+# ---------------------------------------------------------------------------
+# DLPack export of a GPUArray
+
+
+def to_dlpack(a, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """``a.__dlpack__(...)``: export GPUArray ``a`` as a DLPack capsule
+    (the unversioned ``DLManagedTensor``).
+
+    Parameters
+    ----------
+    stream : int or None
+        The consumer's stream: None or 1 (legacy default stream) and -1
+        (no synchronization) need nothing; any other stream gets a full
+        context synchronization so the data is ready on it.
+    max_version : tuple of int, optional
+        Accepted; the unversioned (DLPack 0.8) struct is always returned.
+    dl_device : tuple, optional
+        Must be this array's ``__dlpack_device__()`` if given.
+    copy : bool, optional
+        True exports a fresh copy; False or None exports without copying.
+
+    Raises
+    ------
+    BufferError
+        If ``dl_device`` names another device.
+    ValueError
+        For stream 0, which DLPack leaves ambiguous.
+    """
+    if dl_device is not None and tuple(dl_device) != dlpack_device(a):
+        raise BufferError("cannot export to device %r" % (dl_device,))
+    if stream is not None and stream not in (-1, 1):
+        if stream == 0:
+            raise ValueError("stream 0 is ambiguous in DLPack; use 1 for "
+                             "the legacy default stream")
+        _drv.Context.synchronize()
+    return to_capsule(a.copy() if copy else a)
+
+
+def dlpack_device(a):
+    """``(kDLCUDA, device_ordinal)`` of GPUArray ``a``, i.e. ``(2, id)``."""
+    return (kDLCUDA, device_id(a.ptr))

@@ -1,0 +1,810 @@
+"""The :class:`GPUArray` class (layer 5, the base of the array layer).
+
+A thin class: its attributes, the views it makes from its own strides
+(reshape, transpose, squeeze, real/imag, dtype views), the numpy protocol
+guards, and methods that hand the work to the array layer's routine
+modules, one concern each:
+
+==================  ====================================================
+``_transfer``       host <-> device copies, ``copy``, ``astype``, ``fill``
+``_indexing``       ``__getitem__`` / ``__setitem__``
+``_ufunc``          operators: promotion, broadcasting, the fast paths
+``_creation``       new arrays (``empty``, ``zeros_like``, ...)
+``_interop``        the CUDA Array Interface and DLPack
+``reductions``      ``sum``, ``max``, ``argmax``, ... (numpy's methods)
+``cumulative``      ``cumsum``, ``cumprod``
+==================  ====================================================
+
+The operator methods are generated from one table (:data:`_BINARY` and
+:data:`_UNARY`). The routine modules import this one; this one refers to
+them only when a method runs, so they may be imported in any order.
+
+Strides are in bytes and may be negative or zero, exactly like numpy's; the
+address of element ``[0, ..., 0]`` is ``ptr``.  Building an array touches no
+driver when ``gpudata`` is given, so all of the layout logic is checkable
+without a GPU on arrays made with ``GPUArray(shape, dtype, gpudata=<int>)``.
+"""
+
+import operator as _operator
+
+import numpy as np
+
+from . import _dtypes, _layout
+from . import driver as _drv
+from .tools import default_pool as _default_pool
+
+__all__ = ["GPUArray", "make", "owning", "default_allocator"]
+
+_new = object.__new__
+
+
+class _Flags:
+    """numpy-like flags object (``c_contiguous``, ``f_contiguous``, ``forc``)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous")
+
+    def __init__(self, c, f):
+        self.c_contiguous = c
+        self.f_contiguous = f
+
+    @property
+    def forc(self):
+        return self.c_contiguous or self.f_contiguous
+
+    @property
+    def contiguous(self):
+        return self.c_contiguous
+
+    def __getitem__(self, key):
+        key = key.upper()
+        if key in ("C_CONTIGUOUS", "C", "CONTIGUOUS"):
+            return self.c_contiguous
+        if key in ("F_CONTIGUOUS", "F", "FORTRAN"):
+            return self.f_contiguous
+        if key == "FORC":
+            return self.forc
+        raise KeyError(key)
+
+    def __repr__(self):
+        return "  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s" % (
+            self.c_contiguous, self.f_contiguous)
+
+
+def make(shape, dtype, strides, ptr, gpudata, base, c, f, allocator=None):
+    """A GPUArray from trusted parts, without validation (the fast path of
+    views and of results the array layer allocates itself).
+
+    Parameters
+    ----------
+    shape, strides : tuple of int
+    dtype : numpy.dtype
+        Canonical (:func:`gpuarr._dtypes.canonical`).
+    ptr : int
+        Address of element ``[0, ..., 0]``.
+    gpudata : allocation, int or None
+    base : object or None
+    c, f : bool
+        C- and F-contiguity (:func:`gpuarr._layout.contiguity`).
+    """
+    a = _new(GPUArray)
+    a.shape = shape
+    a.dtype = dtype
+    a.strides = strides
+    a.size = _layout.prod(shape)
+    a.ptr = ptr
+    a.gpudata = gpudata
+    a.base = base
+    a._c = c
+    a._f = f
+    a.allocator = allocator
+    return a
+
+
+def owning(gpudata, shape, dtype, strides, size, c, f):
+    """A GPUArray owning the pool block ``gpudata`` (with ``.ptr``), from
+    trusted parts: the steady-state paths' constructor (no validation, no
+    size computation)."""
+    a = _new(GPUArray)
+    a.shape = shape
+    a.dtype = dtype
+    a.strides = strides
+    a.size = size
+    a.ptr = gpudata.ptr
+    a.gpudata = gpudata
+    a.base = None
+    a._c = c
+    a._f = f
+    a.allocator = None
+    return a
+
+
+def default_allocator(nbytes):
+    """Allocate ``nbytes`` from the current context's pool
+    (:func:`gpuarr.tools.default_pool`)."""
+    return _default_pool().allocate(nbytes)
+
+
+class GPUArray:
+    """An n-dimensional array in device memory.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Dimensions (``>= 0``).
+    dtype : dtype-like
+        One of bool, int8..int64, uint8..uint64, float16, float32, float64,
+        complex64, complex128.
+    allocator : callable, optional
+        ``allocator(nbytes) -> allocation`` with ``int(allocation)`` the
+        device address; default the current context's pool
+        (:func:`gpuarr.tools.default_pool`). Ignored when ``gpudata`` is
+        given.
+    base : object, optional
+        Object kept alive as long as this array (the owner of ``gpudata``).
+    gpudata : int or allocation, optional
+        Existing device memory: an int address or an object with ``__int__``.
+        Nothing is allocated and the driver is not touched.
+    strides : tuple of int, optional
+        Byte strides (may be negative or zero); default from ``order``.
+    order : {'C', 'F'}
+        Layout when ``strides`` is not given.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype or a non-integer shape.
+    ValueError
+        For negative dimensions, a ``strides`` of the wrong length, or an
+        unknown ``order``.
+
+    Notes
+    -----
+    ``ptr`` is the address of element ``[0, ..., 0]``; ``gpudata`` is the
+    allocation (for arrays that own memory) or an int address (views, like
+    PyCUDA). A zero-size array allocates nothing and has ``ptr == 0``.
+    PyCUDA's ``GPUArray`` has the same constructor; numpy's semantics win
+    where the two differ (NEP 50 promotion, views from basic indexing and
+    ``reshape``, broadcasting in every operator, ``same_kind`` casting for
+    in-place operators and ``out=``).
+    """
+
+    __slots__ = ("shape", "dtype", "size", "strides", "ptr", "gpudata",
+                 "base", "allocator", "_c", "_f", "__weakref__")
+
+    # numpy defers to our reflected operators and never converts us
+    __array_ufunc__ = None
+    __array_priority__ = 100
+
+    def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None,
+                 strides=None, order="C"):
+        shape = _layout.normalize_shape(shape)
+        dtype = _dtypes.canonical(dtype)
+        itemsize = dtype.itemsize
+        if strides is None:
+            if order == "C" or order is None:
+                strides = _layout.c_strides(shape, itemsize)
+            elif order == "F":
+                strides = _layout.f_strides(shape, itemsize)
+            else:
+                raise ValueError("order must be 'C' or 'F', got %r" % (order,))
+        else:
+            strides = tuple(_operator.index(s) for s in strides)
+            if len(strides) != len(shape):
+                raise ValueError("strides has %d entries for %d dimensions"
+                                 % (len(strides), len(shape)))
+        size = _layout.prod(shape)
+        if gpudata is None:
+            if size:
+                lo, hi = _layout.extent(shape, strides, itemsize)
+                if lo < 0:
+                    raise ValueError("negative strides need gpudata (the "
+                                     "array would start before its memory)")
+                if allocator is None:
+                    allocator = default_allocator
+                gpudata = allocator(hi)
+                ptr = int(gpudata)
+            else:
+                ptr = 0
+        else:
+            ptr = int(gpudata)
+        self.shape = shape
+        self.dtype = dtype
+        self.strides = strides
+        self.size = size
+        self.ptr = ptr
+        self.gpudata = gpudata
+        self.base = base
+        self.allocator = allocator
+        self._c, self._f = _layout.contiguity(shape, strides, itemsize)
+
+    # -- attributes --------------------------------------------------------
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def itemsize(self):
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        """``size * itemsize``."""
+        return self.size * self.dtype.itemsize
+
+    @property
+    def mem_size(self):
+        """Number of elements spanned in memory (``size`` when contiguous)."""
+        if self._c or self._f:
+            return self.size
+        lo, hi = _layout.extent(self.shape, self.strides, self.dtype.itemsize)
+        return (hi - lo) // self.dtype.itemsize
+
+    @property
+    def flags(self):
+        """numpy-like flags: ``c_contiguous``, ``f_contiguous``, ``forc``."""
+        return _Flags(self._c, self._f)
+
+    @property
+    def T(self):
+        """The transposed view (``transpose()``)."""
+        return self.transpose()
+
+    @property
+    def real(self):
+        """Real part: a view for complex dtypes, ``self`` otherwise."""
+        if self.dtype.kind != "c":
+            return self
+        dt = np.dtype("f%d" % (self.dtype.itemsize // 2))
+        return self._view(self.shape, self.strides, 0, dt)
+
+    @property
+    def imag(self):
+        """Imaginary part: a view for complex dtypes, zeros otherwise."""
+        if self.dtype.kind != "c":
+            return _creation.zeros_like(self)
+        dt = np.dtype("f%d" % (self.dtype.itemsize // 2))
+        return self._view(self.shape, self.strides, dt.itemsize, dt)
+
+    @property
+    def device(self):
+        """The :class:`gpuarr.driver.Device` of the current context."""
+        return _drv.Context.get_device()
+
+    def _view(self, shape, strides, offset, dtype=None):
+        """A view sharing memory, ``offset`` bytes from ``ptr``."""
+        if dtype is None:
+            dtype = self.dtype
+        c, f = _layout.contiguity(shape, strides, dtype.itemsize)
+        base = self if self.base is None else self.base
+        ptr = self.ptr + offset
+        return make(shape, dtype, strides, ptr, ptr, base, c, f,
+                    self.allocator)
+
+    # -- numpy protocol guards ---------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a GPUArray lives in device memory and is not "
+                        "implicitly converted to a numpy array; use .get()")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.get().reshape(()))
+        if self.size == 0:
+            raise ValueError("The truth value of an empty array is ambiguous. "
+                             "Use `array.size > 0` to check that an array is "
+                             "not empty.")
+        raise ValueError("The truth value of an array with more than one "
+                         "element is ambiguous. Use a.any() or a.all()")
+
+    def _scalar(self):
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python "
+                            "scalars")
+        return self.get().reshape(())[()]
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __complex__(self):
+        return complex(self._scalar())
+
+    def __index__(self):
+        if self.ndim or self.dtype.kind not in "biu":
+            raise TypeError("only integer scalar arrays can be converted to a "
+                            "scalar index")
+        return _operator.index(self._scalar())
+
+    def item(self):
+        """Copy the only element to a Python scalar."""
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a "
+                             "Python scalar")
+        return self._scalar().item()
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __format__(self, spec):
+        return format(self.get(), spec)
+
+    def __reduce__(self):
+        return (_creation.to_gpu, (self.get(),))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- interop -----------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        """CUDA Array Interface version 3 (see :mod:`gpuarr._interop`)."""
+        return _interop.cuda_array_interface(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """Export as a DLPack capsule; see :func:`gpuarr._interop.to_dlpack`."""
+        return _interop.to_dlpack(self, stream=stream, max_version=max_version,
+                                  dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """``(kDLCUDA, device_ordinal)``, i.e. ``(2, id)``."""
+        return _interop.dlpack_device(self)
+
+    # -- transfers, copies, casts --------------------------------------------
+    def get(self, ary=None, pagelocked=False, async_=False, stream=None,
+            **kwargs):
+        """Copy to the host.
+
+        Parameters
+        ----------
+        ary : numpy.ndarray, optional
+            Destination of the same shape (or size) and dtype.
+        pagelocked : bool
+            Return page-locked host memory (ignored when ``ary`` is given).
+        async_ : bool
+            Enqueue the copy on ``stream`` and return without waiting
+            (PyCUDA's ``async`` keyword is accepted too).
+        stream : gpuarr.driver.Stream, optional
+
+        Returns
+        -------
+        numpy.ndarray
+            C-ordered, or F-ordered when this array is F- but not
+            C-contiguous. Non-contiguous arrays are first gathered into a
+            contiguous device temporary.
+
+        Raises
+        ------
+        TypeError
+            If ``ary`` is not a numpy array, or for unknown keywords.
+        ValueError
+            If ``ary`` has another size or dtype.
+        """
+        if "async" in kwargs:
+            async_ = kwargs.pop("async")
+        if kwargs:
+            raise TypeError("unexpected keyword arguments %s" % list(kwargs))
+        return _transfer.get(self, ary, pagelocked, async_, stream)
+
+    def get_async(self, stream=None, ary=None):
+        """Enqueue a copy to the host on ``stream``; see :meth:`get`."""
+        return _transfer.get(self, ary, False, True, stream)
+
+    def set(self, ary, async_=False, stream=None, **kwargs):
+        """Copy ``ary`` from the host into this array.
+
+        Parameters
+        ----------
+        ary : array_like
+            Same shape as this array (or same size, reshaped in C order as
+            PyCUDA allows). Cast to this array's dtype like numpy assignment.
+        async_ : bool
+            Enqueue on ``stream`` (PyCUDA's ``async`` keyword too).
+        stream : gpuarr.driver.Stream, optional
+
+        Returns
+        -------
+        GPUArray
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            If the sizes differ.
+        """
+        if "async" in kwargs:
+            async_ = kwargs.pop("async")
+        if kwargs:
+            raise TypeError("unexpected keyword arguments %s" % list(kwargs))
+        _transfer.set(self, ary, async_, stream)
+        return self
+
+    def set_async(self, ary, stream=None):
+        """Enqueue a copy from the host on ``stream``; see :meth:`set`."""
+        _transfer.set(self, ary, True, stream)
+        return self
+
+    def copy(self, order="C", stream=None):
+        """A new array with a copy of the data.
+
+        Parameters
+        ----------
+        order : {'C', 'F', 'A', 'K'}
+            Layout of the copy (numpy's meaning; 'K' and 'A' keep F order for
+            F-contiguous arrays, else C).
+        stream : gpuarr.driver.Stream, optional
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``order``.
+        """
+        return _transfer.copy(self, order, stream)
+
+    def astype(self, dtype, order="K", casting="unsafe", copy=True, stream=None):
+        """Cast to ``dtype`` (numpy's ``astype``; ``casting`` as numpy's).
+
+        Raises
+        ------
+        TypeError
+            If ``dtype`` is unsupported or the cast violates ``casting``.
+        """
+        return _transfer.astype(self, dtype, order, casting, copy, stream)
+
+    def fill(self, value, stream=None):
+        """Set every element to ``value`` (cast like numpy assignment).
+
+        Returns
+        -------
+        GPUArray
+            ``self`` (PyCUDA returns it too).
+        """
+        _transfer.fill(self, value, stream)
+        return self
+
+    # -- views -------------------------------------------------------------
+    def view(self, dtype=None, type=None):
+        """View the same memory as another dtype (numpy's rules).
+
+        Raises
+        ------
+        ValueError
+            If the item size changes and the last axis is not contiguous or
+            its byte length is not divisible by the new item size.
+        """
+        if type is not None and type is not GPUArray:
+            raise TypeError("only GPUArray views are supported")
+        if dtype is None:
+            return self._view(self.shape, self.strides, 0)
+        if isinstance(dtype, _type) and issubclass(dtype, GPUArray):
+            return self._view(self.shape, self.strides, 0)
+        dtype = _dtypes.canonical(dtype)
+        old = self.dtype.itemsize
+        new = dtype.itemsize
+        if old == new:
+            return self._view(self.shape, self.strides, 0, dtype)
+        if not self.shape:
+            raise ValueError("Changing the dtype of a 0d array is only "
+                             "supported if the itemsize is unchanged")
+        if self.shape[-1] != 1 and self.size and self.strides[-1] != old:
+            raise ValueError("To change to a dtype of a different size, the "
+                             "last axis must be contiguous")
+        last = self.shape[-1] * old
+        if last % new:
+            if new > old:
+                raise ValueError("When changing to a larger dtype, its size "
+                                 "must be a divisor of the total size in bytes "
+                                 "of the last axis of the array.")
+            raise ValueError("When changing to a smaller dtype, its size must "
+                             "be a divisor of the size of original dtype")
+        shape = self.shape[:-1] + (last // new,)
+        strides = self.strides[:-1] + (new,)
+        return self._view(shape, strides, 0, dtype)
+
+    def __getitem__(self, key):
+        return _indexing.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _indexing.setitem(self, key, value)
+
+    def reshape(self, *shape, order="C"):
+        """Give a new shape; a view whenever numpy's reshape gives one.
+
+        Parameters
+        ----------
+        *shape : int or tuple of int
+            New shape; one entry may be -1.
+        order : {'C', 'F', 'A'}
+
+        Returns
+        -------
+        GPUArray
+            A view if the strides allow it (numpy's no-copy rule), else a
+            copy.
+
+        Raises
+        ------
+        ValueError
+            If the sizes do not match or more than one -1 is given.
+        """
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        try:
+            newshape = tuple(_operator.index(n) for n in shape)
+        except TypeError:
+            raise TypeError("shape must be ints") from None
+        if order == "A":
+            order = "F" if (self._f and not self._c) else "C"
+        if order not in ("C", "F"):
+            raise ValueError("order must be one of 'C', 'F', 'A'")
+        newshape = _layout.resolve_newshape(self.size, newshape)
+        strides = self._reshape_strides(newshape, order)
+        if strides is not None:
+            return self._view(newshape, strides, 0)
+        return self.copy(order=order).reshape(newshape, order=order)
+
+    def _reshape_strides(self, newshape, order):
+        """Strides of a reshape view to ``newshape``, or None (needs a copy)."""
+        if newshape == self.shape:
+            return self.strides
+        isz = self.dtype.itemsize
+        if order == "C" and self._c:
+            return _layout.c_strides(newshape, isz)
+        if order == "F" and self._f:
+            return _layout.f_strides(newshape, isz)
+        if self.size == 0:
+            return _layout.c_strides(newshape, isz) if order == "C" else \
+                _layout.f_strides(newshape, isz)
+        return _layout.nocopy_reshape_strides(self.shape, self.strides,
+                                              newshape, isz, order == "F")
+
+    def ravel(self, order="C"):
+        """Flattened array: a view when possible (numpy's ``ravel``)."""
+        if order == "K":
+            order = "F" if (self._f and not self._c) else "C"
+        return self.reshape((self.size,), order=order)
+
+    def flatten(self, order="C"):
+        """Flattened copy."""
+        if order in ("A", "K"):
+            order = "F" if (self._f and not self._c) else "C"
+        return self.copy(order=order).reshape((self.size,), order=order)
+
+    def transpose(self, *axes):
+        """Permute the axes (a view); reverse them when none are given.
+
+        Raises
+        ------
+        ValueError
+            If ``axes`` is not a permutation of the axes.
+        numpy.exceptions.AxisError
+            For an axis out of range.
+        """
+        nd = len(self.shape)
+        if not axes or (len(axes) == 1 and axes[0] is None):
+            perm = tuple(range(nd - 1, -1, -1))
+        else:
+            if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+                axes = tuple(axes[0])
+            if len(axes) != nd:
+                raise ValueError("axes don't match array")
+            perm = tuple(_layout.normalize_axis(a, nd) for a in axes)
+            if len(set(perm)) != nd:
+                raise ValueError("repeated axis in transpose")
+        return self._view(tuple(self.shape[p] for p in perm),
+                          tuple(self.strides[p] for p in perm), 0)
+
+    def swapaxes(self, axis1, axis2):
+        """Interchange two axes (a view)."""
+        nd = len(self.shape)
+        a = _layout.normalize_axis(axis1, nd)
+        b = _layout.normalize_axis(axis2, nd)
+        perm = list(range(nd))
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def squeeze(self, axis=None):
+        """Remove length-1 axes (a view).
+
+        Raises
+        ------
+        ValueError
+            If a selected axis does not have length 1.
+        """
+        nd = len(self.shape)
+        if axis is None:
+            keep = [i for i in range(nd) if self.shape[i] != 1]
+        else:
+            axes = axis if isinstance(axis, tuple) else (axis,)
+            drop = set()
+            for a in axes:
+                a = _layout.normalize_axis(a, nd)
+                if a in drop:
+                    raise ValueError("repeated axis")
+                if self.shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out "
+                                     "which has size not equal to one")
+                drop.add(a)
+            keep = [i for i in range(nd) if i not in drop]
+        return self._view(tuple(self.shape[i] for i in keep),
+                          tuple(self.strides[i] for i in keep), 0)
+
+    def broadcast_to(self, shape):
+        """A view broadcast to ``shape``; see :func:`gpuarr.broadcast_to`."""
+        return _manipulation.broadcast_to(self, shape)
+
+    # -- element-wise methods ----------------------------------------------
+    def conj(self, out=None, stream=None):
+        """Complex conjugate (a copy; ``self`` values for real dtypes)."""
+        return _ufunc.apply("conjugate", (self,), out, stream)
+
+    conjugate = conj
+
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
+        """``selffac * self + otherfac * other`` (PyCUDA)."""
+        apply = _ufunc.apply
+        return apply("add", (apply("multiply", (selffac, self), None, stream),
+                             apply("multiply", (otherfac, other), None, stream)),
+                     None, stream)
+
+    def __matmul__(self, other):
+        return NotImplemented
+
+    __hash__ = None
+
+
+_type = type
+
+
+# ---------------------------------------------------------------------------
+# operator methods, from one table
+
+#: (Python name without underscores, ufunc, has a same-layout fast path)
+_BINARY = (
+    ("add", "add", True), ("sub", "subtract", True),
+    ("mul", "multiply", True), ("truediv", "true_divide", False),
+    ("floordiv", "floor_divide", False), ("mod", "remainder", False),
+    ("and", "bitwise_and", False), ("or", "bitwise_or", False),
+    ("xor", "bitwise_xor", False), ("lshift", "left_shift", False),
+    ("rshift", "right_shift", False),
+)
+#: comparisons: no reflected or in-place forms; ``==`` and ``!=`` compare
+#: with anything (numpy's elementwise answer for objects it cannot convert)
+_COMPARE = (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+            ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal"))
+_UNARY = (("neg", "negative"), ("pos", "positive"), ("abs", "absolute"),
+          ("invert", "invert"))
+
+
+def _method(name, fn, doc):
+    fn.__name__ = name
+    fn.__qualname__ = "GPUArray." + name
+    fn.__doc__ = doc
+    setattr(GPUArray, name, fn)
+
+
+def _binary_methods(py, op, fast):
+    if fast:
+        def forward(self, other):
+            if (type(other) is GPUArray and other.dtype is self.dtype
+                    and other.shape == self.shape and self._c and other._c):
+                return _ufunc.same_binary(op, self, other)
+            return _ufunc.binop(op, self, other)
+    else:
+        def forward(self, other):
+            return _ufunc.binop(op, self, other)
+
+    def reflected(self, other):
+        return _ufunc.binop(op, other, self)
+
+    def inplace(self, other):
+        return _ufunc.inplace(op, self, other)
+
+    _method("__%s__" % py, forward, "``self %s other`` (numpy.%s)." % (py, op))
+    _method("__r%s__" % py, reflected, "``other %s self`` (numpy.%s)." % (py, op))
+    _method("__i%s__" % py, inplace, "In-place numpy.%s into self "
+            "(``same_kind`` casting)." % op)
+
+
+def _compare_method(py, op):
+    if py in ("eq", "ne"):
+        unequal = py == "ne"
+
+        def compare(self, other):
+            res = _ufunc.binop(op, self, other)
+            if res is NotImplemented:
+                return _ufunc.compare_unconvertible(self, unequal)
+            return res
+    else:
+        def compare(self, other):
+            return _ufunc.binop(op, self, other)
+    _method("__%s__" % py, compare, "Element-wise numpy.%s (bool result)." % op)
+
+
+def _unary_method(py, op):
+    def unary(self):
+        return _ufunc.apply(op, (self,))
+    _method("__%s__" % py, unary, "Element-wise numpy.%s." % op)
+
+
+def _power_methods():
+    def power(self, other, modulo=None):
+        if modulo is not None:
+            return NotImplemented
+        return _ufunc.binop("power", self, other)
+
+    def rpower(self, other, modulo=None):
+        if modulo is not None:
+            return NotImplemented
+        return _ufunc.binop("power", other, self)
+
+    def ipower(self, other):
+        return _ufunc.inplace("power", self, other)
+
+    def divmod_(self, other):
+        return (_ufunc.binop("floor_divide", self, other),
+                _ufunc.binop("remainder", self, other))
+
+    def rdivmod(self, other):
+        return (_ufunc.binop("floor_divide", other, self),
+                _ufunc.binop("remainder", other, self))
+
+    _method("__pow__", power, "``self ** other`` (numpy.power).")
+    _method("__rpow__", rpower, "``other ** self`` (numpy.power).")
+    _method("__ipow__", ipower, "In-place numpy.power into self.")
+    _method("__divmod__", divmod_, "``(self // other, self % other)``.")
+    _method("__rdivmod__", rdivmod, "``(other // self, other % self)``.")
+
+
+for _py, _op, _fast in _BINARY:
+    _binary_methods(_py, _op, _fast)
+for _py, _op in _COMPARE:
+    _compare_method(_py, _op)
+for _py, _op in _UNARY:
+    _unary_method(_py, _op)
+_power_methods()
+del _py, _op, _fast
+
+# The routine modules import this module; bound here, below the class, so
+# that each finds GPUArray defined whichever of them is imported first.
+from . import _creation, _indexing, _interop, _manipulation, _transfer, _ufunc  # noqa: E402
+from . import cumulative, reductions  # noqa: E402
+
+
+def _routine_method(module, name):
+    """A method calling ``module.<name>(self, ...)``, looked up when it runs
+    (the routine modules import this one, so they may still be loading
+    here)."""
+    def method(self, *args, **kwargs):
+        return getattr(module, name)(self, *args, **kwargs)
+    _method(name, method, "Same as ``gpuarr.%s(self, ...)``: see "
+            ":func:`gpuarr.%s.%s`." % (name, module.__name__.rsplit(".", 1)[1],
+                                       name))
+
+
+for _name in ("sum", "prod", "mean", "var", "std", "max", "min", "argmax",
+              "argmin", "any", "all", "ptp", "dot", "nansum", "nanmax",
+              "nanmin"):
+    _routine_method(reductions, _name)
+for _name in ("cumsum", "cumprod"):
+    _routine_method(cumulative, _name)
+del _name
