@@ -38,38 +38,6 @@ __all__ = ["GPUArray", "make", "owning", "default_allocator"]
 _new = object.__new__
 
 
-class _Flags:
-    """numpy-like flags object (``c_contiguous``, ``f_contiguous``, ``forc``)."""
-
-    __slots__ = ("c_contiguous", "f_contiguous")
-
-    def __init__(self, c, f):
-        self.c_contiguous = c
-        self.f_contiguous = f
-
-    @property
-    def forc(self):
-        return self.c_contiguous or self.f_contiguous
-
-    @property
-    def contiguous(self):
-        return self.c_contiguous
-
-    def __getitem__(self, key):
-        key = key.upper()
-        if key in ("C_CONTIGUOUS", "C", "CONTIGUOUS"):
-            return self.c_contiguous
-        if key in ("F_CONTIGUOUS", "F", "FORTRAN"):
-            return self.f_contiguous
-        if key == "FORC":
-            return self.forc
-        raise KeyError(key)
-
-    def __repr__(self):
-        return "  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s" % (
-            self.c_contiguous, self.f_contiguous)
-
-
 def make(shape, dtype, strides, ptr, gpudata, base, c, f, allocator=None):
     """A GPUArray from trusted parts, without validation (the fast path of
     views and of results the array layer allocates itself).
@@ -244,7 +212,7 @@ class GPUArray:
     @property
     def flags(self):
         """numpy-like flags: ``c_contiguous``, ``f_contiguous``, ``forc``."""
-        return _Flags(self._c, self._f)
+        return _layout.Flags(self._c, self._f)
 
     @property
     def T(self):

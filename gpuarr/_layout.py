@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 __all__ = [
-    "INT32_MAX", "normalize_shape", "prod", "c_strides", "f_strides",
+    "INT32_MAX", "Flags", "normalize_shape", "prod", "c_strides", "f_strides",
     "contiguity", "extent", "overlaps", "broadcast_shapes",
     "broadcast_strides", "nocopy_reshape_strides", "normalize_axis",
     "resolve_newshape", "shape_str", "value_shape", "merge_dims",
@@ -114,6 +114,39 @@ def contiguity(shape, strides, itemsize):
                 break
             s *= n
     return c, f
+
+
+class Flags:
+    """numpy-like flags of an array's layout (``c_contiguous``,
+    ``f_contiguous``, ``forc``; ``flags["C"]`` works too)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous")
+
+    def __init__(self, c, f):
+        self.c_contiguous = c
+        self.f_contiguous = f
+
+    @property
+    def forc(self):
+        return self.c_contiguous or self.f_contiguous
+
+    @property
+    def contiguous(self):
+        return self.c_contiguous
+
+    def __getitem__(self, key):
+        key = key.upper()
+        if key in ("C_CONTIGUOUS", "C", "CONTIGUOUS"):
+            return self.c_contiguous
+        if key in ("F_CONTIGUOUS", "F", "FORTRAN"):
+            return self.f_contiguous
+        if key == "FORC":
+            return self.forc
+        raise KeyError(key)
+
+    def __repr__(self):
+        return "  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s" % (
+            self.c_contiguous, self.f_contiguous)
 
 
 def extent(shape, strides, itemsize):

@@ -77,26 +77,21 @@ current context raises :class:`gpuarr._errors.InvalidContextError`.
 import os
 import re
 
-from . import _cache, _config, _nvrtc
+from . import _cache, _config, _nvrtc, _toolchain
 from ._errors import CompileError, Error, InvalidContextError
 from ._nvrtc import CompilerNotFoundError
+from ._toolchain import PROGRAM_NAME, CompilerWarning, find_compiler
 
 __all__ = ["SourceModule", "compile", "CompileError", "CompilerNotFoundError",
            "CompilerWarning", "clear_memory_cache", "clear_disk_cache",
            "default_cache_dir", "find_compiler"]
 
-#: The file name compilers see; error messages refer to it.
-PROGRAM_NAME = "kernel.cu"
-
 _TARGETS = ("cubin", "ptx")
+_memo = {}          # the driver's CUDA major version (see _reset)
 _ARCH_RE = re.compile(r"(sm|compute)_(\d+)([a-z]?)\Z")
 _NO_CONTEXT = ("no CUDA context is current in this thread: create one first, "
                "e.g. `import gpuarr.autoinit`, or "
                "`gpuarr.driver.Device(0).make_context()`")
-
-
-class CompilerWarning(UserWarning):
-    """The compiler succeeded but printed something (usually warnings)."""
 
 
 # --------------------------------------------------------------------------
@@ -226,189 +221,13 @@ def _nvrtc_options(options):
 
 
 # --------------------------------------------------------------------------
-# compilers
-
-_memo = {}          # small per-process memos (see _reset)
-_broken_nvrtc = set()
-
+# the compile pipeline
 
 def _reset():
     """Forget what was found on disk (tests change the environment)."""
     _memo.clear()
-    _broken_nvrtc.clear()
-    _nvrtc.reset()
+    _toolchain.reset()
 
-
-def _which(name):
-    if os.sep in name:
-        return name if (os.path.isfile(name) and os.access(name, os.X_OK)) else None
-    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(d or os.curdir, name)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    if name == "nvcc":
-        for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
-                     "/usr/local/cuda"):
-            if root:
-                path = os.path.join(root, "bin", "nvcc")
-                if os.path.isfile(path) and os.access(path, os.X_OK):
-                    return path
-    return None
-
-
-def _file_id(path):
-    st = os.stat(path)
-    return (path, st.st_size, st.st_mtime_ns)
-
-
-def _nvcc_identity(path):
-    real = os.path.realpath(path)
-    ident = ["nvcc"] + list(_file_id(real))
-    if ident[2] < 65536:  # perhaps a wrapper script: name what it runs too
-        with open(real, "rb") as f:
-            head = f.read()
-        if head.startswith(b"#!"):
-            for tok in re.findall(rb"(/[^\s'\";|&$]+)", head[2:]):
-                p = os.fsdecode(tok)
-                if os.path.isfile(p):
-                    ident.extend(_file_id(os.path.realpath(p)))
-    return tuple(ident)
-
-
-def _default_includes():
-    """The CUDA toolkit include dir NVRTC should search, as a tuple (0 or 1)."""
-    try:
-        return _memo["includes"]
-    except KeyError:
-        pass
-    found = ()
-    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
-                 "/usr/local/cuda"):
-        if root:
-            inc = os.path.join(root, "include")
-            if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
-                found = (inc,)
-                break
-    _memo["includes"] = found
-    return found
-
-
-def _select(backend, nvcc, max_major):
-    """Pick a compiler: (name, path, identity). Stats only; never loads."""
-    choice = _config.check_compiler(
-        backend if backend is not None else _config.settings.compiler)
-    memo_key = ("select", choice, nvcc, max_major, _config.settings)
-    hit = _memo.get(memo_key)
-    if hit is not None and hit[1] not in _broken_nvrtc:
-        return hit
-    nvrtc_path = None
-    if choice in (None, "nvrtc"):
-        nvrtc_path = _nvrtc.find_library(max_major)
-        if nvrtc_path is not None and nvrtc_path not in _broken_nvrtc:
-            result = ("nvrtc", nvrtc_path, _nvrtc.identity(nvrtc_path))
-            _memo[memo_key] = result
-            return result
-        if choice == "nvrtc":
-            where = ("GPUARR_NVRTC" if _config.settings.nvrtc_path else
-                     "the nvidia-cuda-nvrtc wheel, $CUDA_PATH/lib64, "
-                     "/usr/local/cuda/lib64 and the library path")
-            raise CompilerNotFoundError(
-                "NVRTC was requested but %s (looked in %s); %s"
-                % ("could not be loaded" if nvrtc_path else "was not found",
-                   where, _nvrtc.INSTALL_HINT))
-    if not isinstance(nvcc, str) or not nvcc:
-        raise TypeError("nvcc must be the name or path of the nvcc executable, "
-                        "got %r" % (nvcc,))
-    path = _which(nvcc)
-    if path is not None:
-        result = ("nvcc", path, _nvcc_identity(path))
-        _memo[memo_key] = result
-        return result
-    if choice == "nvcc":
-        raise CompilerNotFoundError(
-            "nvcc was requested but %r was not found (PATH, $CUDA_PATH/bin, "
-            "/usr/local/cuda/bin); install the CUDA toolkit or pass "
-            "nvcc='/path/to/nvcc'" % nvcc)
-    raise CompilerNotFoundError(
-        "no CUDA compiler found: NVRTC %s and nvcc (%r) is not on PATH; %s"
-        % ("could not be loaded" if nvrtc_path else "was not found", nvcc,
-           _nvrtc.INSTALL_HINT))
-
-
-def find_compiler(backend=None, nvcc="nvcc"):
-    """Say which compiler :func:`compile` would use, without loading it.
-
-    Parameters
-    ----------
-    backend : {None, "nvrtc", "nvcc"}, optional
-        As for :func:`compile`; None follows ``GPUARR_COMPILER``.
-    nvcc : str, optional
-        Name or path of nvcc.
-
-    Returns
-    -------
-    tuple
-        ``(name, path)``: ``"nvrtc"`` and the library path, or ``"nvcc"``
-        and the executable path.
-
-    Raises
-    ------
-    CompilerNotFoundError
-        When no (or not the requested) compiler is found.
-    ValueError
-        For an unknown ``backend`` or ``GPUARR_COMPILER``.
-    """
-    name, path, _ = _select(backend, nvcc, None)
-    return name, path
-
-
-# --------------------------------------------------------------------------
-# error reporting
-
-def _listing(source, marked, context=2, limit=60):
-    lines = source.splitlines()
-    width = len(str(len(lines) + 1))
-    if marked:
-        show = set()
-        for n in marked:
-            show.update(range(max(1, n - context), n + context + 1))
-        show = sorted(n for n in show if n <= len(lines))
-    else:
-        show = list(range(1, min(len(lines), limit) + 1))
-    out, prev = [], 0
-    for n in show:
-        if n != prev + 1 and prev:
-            out.append(" " * (width + 2) + "...")
-        out.append("%s %*d | %s" % (">" if n in marked else " ", width, n,
-                                    lines[n - 1]))
-        prev = n
-    if not marked and len(lines) > limit:
-        out.append(" " * (width + 2) + "... (%d more lines)" % (len(lines) - limit))
-    return "\n".join(out)
-
-
-def _error_lines(log):
-    pattern = r"^(?:.*[/\\])?%s\((\d+)\): (?:catastrophic )?error" % re.escape(PROGRAM_NAME)
-    return sorted({int(m) for m in re.findall(pattern, log, re.MULTILINE)})
-
-
-def _compile_error(what, log, source, compiled, command_line=None):
-    marked = _error_lines(log)
-    msg = "%s failed:\n%s\n\n%s:\n%s" % (
-        what, log.rstrip() or "(the compiler printed nothing)",
-        "Source, lines around the errors (> marks them)" if marked else "Source",
-        _listing(source, set(marked)))
-    return CompileError(msg, log=log, source=compiled, command_line=command_line)
-
-
-def _warn(what, log):
-    import warnings
-    warnings.warn("%s succeeded, but said:\n%s" % (what, log.rstrip()),
-                  CompilerWarning, stacklevel=5)
-
-
-# --------------------------------------------------------------------------
-# the compile pipeline
 
 def _wrap(source, no_extern_c):
     if no_extern_c:
@@ -432,11 +251,6 @@ def _disk_dir(cache_dir):
                         "not %s" % type(cache_dir).__name__) from None
 
 
-def _keep_dir():
-    import tempfile
-    return tempfile.mkdtemp(prefix="gpuarr-compile-")
-
-
 def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
                fallback_ptx):
     lib = _nvrtc.load(path)
@@ -455,7 +269,7 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
                                      opts, target)
     what = "NVRTC %d.%d (%s)" % (lib.version + (" ".join(opts),))
     if keep:
-        d = _keep_dir()
+        d = _toolchain.keep_dir()
         with open(os.path.join(d, PROGRAM_NAME), "w") as f:
             f.write(wrapped)
         with open(os.path.join(d, "kernel.log"), "w") as f:
@@ -467,45 +281,10 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
                 f.write(image)
         print("*** compiler output in %s" % d)
     if result != 0:
-        raise _compile_error(what, log, source, wrapped)
+        raise _toolchain.compile_error(what, log, source, wrapped)
     if log.strip():
-        _warn(what, log)
+        _toolchain.warn(what, log)
     return image, target
-
-
-def _run_nvcc(path, wrapped, source, options, target, arch, code, keep):
-    import subprocess
-    d = _keep_dir()
-    try:
-        with open(os.path.join(d, PROGRAM_NAME), "w") as f:
-            f.write(wrapped)
-        out = "kernel." + target
-        cmd = [path, "--" + target, "-arch", arch]
-        if code:
-            cmd += ["-code", code]
-        cmd += options + ["-o", out, PROGRAM_NAME]
-        try:
-            proc = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        except OSError as exc:
-            raise CompilerNotFoundError("cannot run nvcc %s: %s; %s"
-                                        % (path, exc, _nvrtc.INSTALL_HINT)) from exc
-        log = (proc.stdout + proc.stderr).decode("utf-8", "replace")
-        what = "nvcc (%s)" % " ".join(cmd)
-        if proc.returncode != 0:
-            raise _compile_error("%s (exit status %d)" % (what, proc.returncode),
-                                 log, source, wrapped, command_line=cmd)
-        with open(os.path.join(d, out), "rb") as f:
-            image = f.read()
-        if log.strip():
-            _warn(what, log)
-        return image
-    finally:
-        if keep:
-            print("*** compiler output in %s" % d)
-        else:
-            import shutil
-            shutil.rmtree(d, ignore_errors=True)
 
 
 def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
@@ -536,14 +315,14 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
     wrapped = _wrap(source, no_extern_c)
 
     while True:
-        name, path, ident = _select(backend, nvcc, max_major)
+        name, path, ident = _toolchain.select(backend, nvcc, max_major)
         if name == "nvrtc":
             if code is not None and "," in code:
                 raise ValueError("NVRTC compiles for one architecture; got "
                                  "code=%r (use nvcc for several)" % code)
             real_arch = _as_real(code or arch)
             opts = _nvrtc_options(options)
-            opts += ["-I" + d for d in include_dirs + _default_includes()]
+            opts += ["-I" + d for d in include_dirs + _toolchain.default_includes()]
         else:
             real_arch = arch
             opts = options + ["-I" + d for d in include_dirs]
@@ -568,10 +347,11 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
                 if _config.check_compiler(backend if backend is not None
                                           else _config.settings.compiler):
                     raise
-                _broken_nvrtc.add(path)  # unloadable: fall back to nvcc
+                _toolchain.mark_broken(path)  # unloadable: fall back to nvcc
                 continue
         else:
-            image = _run_nvcc(path, wrapped, source, opts, target, arch, code, keep)
+            image = _toolchain.run_nvcc(path, wrapped, source, opts, target,
+                                        arch, code, keep)
             kind = target
         if directory is not None:
             _cache.store(directory, key, key_target, image)

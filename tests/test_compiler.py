@@ -15,7 +15,7 @@ import pytest
 
 from _util import CHILD_CWD, child_env
 
-from gpuarr import _cache, _config, _nvrtc, compiler
+from gpuarr import _cache, _config, _nvrtc, _toolchain, compiler
 from gpuarr._errors import CompileError, Error, InvalidContextError
 
 KERNEL = """
@@ -64,7 +64,7 @@ def _nvrtc_reason():
 
 
 def _nvcc_reason():
-    return None if compiler._which("nvcc") else "nvcc not found"
+    return None if _toolchain.which("nvcc") else "nvcc not found"
 
 
 NVRTC_REASON = _nvrtc_reason()
@@ -93,7 +93,7 @@ class Counter:
 
     def __init__(self, monkeypatch):
         self.calls = 0
-        real_nvrtc, real_nvcc = compiler._run_nvrtc, compiler._run_nvcc
+        real_nvrtc, real_nvcc = compiler._run_nvrtc, _toolchain.run_nvcc
 
         def nvrtc(*a, **k):
             self.calls += 1
@@ -104,7 +104,7 @@ class Counter:
             return real_nvcc(*a, **k)
 
         monkeypatch.setattr(compiler, "_run_nvrtc", nvrtc)
-        monkeypatch.setattr(compiler, "_run_nvcc", nvcc)
+        monkeypatch.setattr(_toolchain, "run_nvcc", nvcc)
 
 
 # ---------------------------------------------------------------- compile()
@@ -170,7 +170,7 @@ def test_arch_forms_agree(backend, cache):
 
 @needs_nvrtc
 def test_cuda_headers_found():
-    if not compiler._default_includes():
+    if not _toolchain.default_includes():
         pytest.skip("no CUDA toolkit include directory here")
     # C++ headers cannot sit inside extern "C" { }: as with PyCUDA, use
     # no_extern_c and declare the kernels extern "C" by hand.
@@ -237,7 +237,7 @@ def test_compile_error_pickles():
 
 def test_listing_marks_and_elides():
     src = "\n".join("line %d" % i for i in range(1, 31))
-    text = compiler._listing(src, {5, 25})
+    text = _toolchain.listing(src, {5, 25})
     assert ">  5 | line 5" in text and ">  25 | line 25" not in text
     assert "> 25 | line 25" in text
     assert "line 3" in text and "line 7" in text and "line 15" not in text
@@ -304,7 +304,7 @@ def test_nvrtc_missing_falls_back_to_nvcc(monkeypatch):
 
 def test_nothing_found_says_what_to_install(monkeypatch):
     monkeypatch.setattr(_nvrtc, "find_library", lambda max_major=None: None)
-    monkeypatch.setattr(compiler, "_which", lambda name: None)
+    monkeypatch.setattr(_toolchain, "which", lambda name: None)
     with pytest.raises(compiler.CompilerNotFoundError) as info:
         compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
     msg = str(info.value)
@@ -409,11 +409,11 @@ def test_nvcc_wrapper_identity_names_target(tmp_path):
     real.write_bytes(b"\x7fELF fake")
     wrapper = tmp_path / "nvcc"
     wrapper.write_text('#!/bin/sh\nexec %s "$@"\n' % real)
-    ident = compiler._nvcc_identity(str(wrapper))
+    ident = _toolchain.nvcc_identity(str(wrapper))
     assert str(real) in ident
     before = ident
     os.utime(real, ns=(5, 6))
-    assert compiler._nvcc_identity(str(wrapper)) != before
+    assert _toolchain.nvcc_identity(str(wrapper)) != before
 
 
 # ------------------------------------------------------------- disk cache
@@ -453,13 +453,13 @@ def test_disk_key_changes(cache, monkeypatch):
 def test_disk_key_changes_with_compiler(cache, monkeypatch):
     counter = Counter(monkeypatch)
     compiler.compile(KERNEL, arch="sm_90", backend="nvrtc", cache_dir=cache)
-    real = compiler._select
+    real = _toolchain.select
 
     def other_build(*a):
         name, path, ident = real(*a)
         return name, path, ident[:-1] + (ident[-1] + 1,)  # "upgraded" library
 
-    monkeypatch.setattr(compiler, "_select", other_build)
+    monkeypatch.setattr(_toolchain, "select", other_build)
     compiler.compile(KERNEL, arch="sm_90", backend="nvrtc", cache_dir=cache)
     assert counter.calls == 2
 

@@ -1,0 +1,80 @@
+"""gpuarr's layers: the one table of which module sits where (layer 0).
+
+Imports point down: a module may import modules of its own layer or of a
+lower one, never of a higher one, at module level or inside a function,
+with an import statement or through ``importlib``.  No module imports
+another module's private (underscored) name.  ``tests/test_layers.py``
+checks every module of the package against this table, and
+``docs/architecture.md`` explains it.
+
+Within layer 5 the routine modules and the class import each other (the
+class's methods hand work to them); they read each other's attributes only
+when a function runs, so any of them may be imported first.
+"""
+
+#: layer number -> what the layer is for
+LAYER_NAMES = {
+    0: "pure Python: settings, dtypes, shape rules, errors, caches, templates",
+    1: "the CUDA driver binding",
+    2: "above the driver: per-context state, memory pools, autoinit",
+    3: "run-time compilation",
+    4: "kernel builders",
+    5: "the array",
+    6: "numpy-named APIs and the flat namespace",
+}
+
+#: module -> (layer, what it owns)
+LAYERS = {
+    "gpuarr._config": (0, "every GPUARR_* setting and CUDA_DEVICE, read once"),
+    "gpuarr._dtypes": (0, "supported dtypes, their C types, numpy's promotion"),
+    "gpuarr._layout": (0, "shape and stride arithmetic (broadcasting, reshape "
+                          "views, dimension merging, index widths)"),
+    "gpuarr._errors": (0, "the exception classes and the CUresult table"),
+    "gpuarr._enums": (0, "the CUDA driver's enums, by PyCUDA's names"),
+    "gpuarr._argtypes": (0, "parsing Function.prepare's argument types"),
+    "gpuarr._cache": (0, "the on-disk cache of compiled images"),
+    "gpuarr._philox": (0, "Philox4x32-10 on the host (keys, counters)"),
+    "gpuarr._layers": (0, "this table"),
+    "gpuarr.kernels": (0, "rendering the Mako templates"),
+    "gpuarr.kernels.ops": (0, "the built-in elementwise operations' table"),
+    "gpuarr._driver": (1, "libcuda loaded at run time, every handle, launch"),
+    "gpuarr.driver": (1, "the public driver API (PyCUDA's names)"),
+    "gpuarr._percontext": (2, "per-context state, dropped at detach"),
+    "gpuarr.tools": (2, "memory pools; PyCUDA's tools names"),
+    "gpuarr.autoinit": (2, "the primary context of CUDA_DEVICE, made current"),
+    "gpuarr._nvrtc": (3, "finding and calling NVRTC"),
+    "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
+                             "error reports"),
+    "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
+    "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
+    "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
+    "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),
+    "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
+    "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
+    "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
+    "gpuarr._ufunc": (5, "elementwise dispatch: promotion, broadcasting, "
+                         "out=, the fast paths"),
+    "gpuarr._indexing": (5, "__getitem__ and __setitem__"),
+    "gpuarr._manipulation": (5, "reshape, transpose, broadcast_to, ... "
+                                "as functions"),
+    "gpuarr._interop": (5, "the CUDA Array Interface and DLPack"),
+    "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
+    "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
+    "gpuarr.gpuarray": (5, "PyCUDA's gpuarray names, re-exported"),
+    "gpuarr.cumath": (6, "numpy-named elementwise math (PyCUDA's cumath)"),
+    "gpuarr.linalg": (6, "numpy.linalg names"),
+    "gpuarr.random": (6, "Philox generator with numpy's Generator methods"),
+    "gpuarr.curandom": (6, "PyCUDA's curandom names"),
+    "gpuarr": (6, "the flat namespace, imported on first use"),
+}
+
+
+def layer(module):
+    """The layer number of ``module`` (a dotted name in :data:`LAYERS`).
+
+    Raises
+    ------
+    KeyError
+        For a module missing from the table.
+    """
+    return LAYERS[module][0]

@@ -1,0 +1,259 @@
+"""Finding the CUDA compilers, running nvcc, and reporting compile errors
+(layer 3, beneath :mod:`gpuarr.compiler`).
+
+:func:`select` picks NVRTC or nvcc from ``GPUARR_COMPILER``, the
+``backend`` argument and what is installed, by ``os.stat`` alone (it never
+loads a library or starts a process), and gives the compiler's identity for
+the cache key. NVRTC itself is driven by :mod:`gpuarr._nvrtc`; nvcc runs
+as a subprocess in a temporary directory (:func:`run_nvcc`).
+"""
+
+import os
+import re
+
+from . import _config, _nvrtc
+from ._errors import CompileError
+from ._nvrtc import CompilerNotFoundError
+
+__all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
+           "nvcc_identity", "default_includes", "select", "mark_broken",
+           "find_compiler", "listing", "compile_error", "warn", "keep_dir",
+           "run_nvcc"]
+
+#: The file name compilers see; error messages refer to it.
+PROGRAM_NAME = "kernel.cu"
+
+
+class CompilerWarning(UserWarning):
+    """The compiler succeeded but printed something (usually warnings)."""
+
+
+# --------------------------------------------------------------------------
+# compilers
+
+_memo = {}          # small per-process memos (see reset)
+_broken_nvrtc = set()
+
+
+def reset():
+    """Forget what was found on disk (tests change the environment)."""
+    _memo.clear()
+    _broken_nvrtc.clear()
+    _nvrtc.reset()
+
+
+def which(name):
+    if os.sep in name:
+        return name if (os.path.isfile(name) and os.access(name, os.X_OK)) else None
+    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(d or os.curdir, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    if name == "nvcc":
+        for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
+                     "/usr/local/cuda"):
+            if root:
+                path = os.path.join(root, "bin", "nvcc")
+                if os.path.isfile(path) and os.access(path, os.X_OK):
+                    return path
+    return None
+
+
+def _file_id(path):
+    st = os.stat(path)
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def nvcc_identity(path):
+    real = os.path.realpath(path)
+    ident = ["nvcc"] + list(_file_id(real))
+    if ident[2] < 65536:  # perhaps a wrapper script: name what it runs too
+        with open(real, "rb") as f:
+            head = f.read()
+        if head.startswith(b"#!"):
+            for tok in re.findall(rb"(/[^\s'\";|&$]+)", head[2:]):
+                p = os.fsdecode(tok)
+                if os.path.isfile(p):
+                    ident.extend(_file_id(os.path.realpath(p)))
+    return tuple(ident)
+
+
+def default_includes():
+    """The CUDA toolkit include dir NVRTC should search, as a tuple (0 or 1)."""
+    try:
+        return _memo["includes"]
+    except KeyError:
+        pass
+    found = ()
+    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
+                 "/usr/local/cuda"):
+        if root:
+            inc = os.path.join(root, "include")
+            if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
+                found = (inc,)
+                break
+    _memo["includes"] = found
+    return found
+
+
+def mark_broken(path):
+    """Remember that the NVRTC at ``path`` cannot be loaded, so that
+    :func:`select` falls back to nvcc from now on."""
+    _broken_nvrtc.add(path)
+
+
+def select(backend, nvcc, max_major):
+    """Pick a compiler: (name, path, identity). Stats only; never loads."""
+    choice = _config.check_compiler(
+        backend if backend is not None else _config.settings.compiler)
+    memo_key = ("select", choice, nvcc, max_major, _config.settings)
+    hit = _memo.get(memo_key)
+    if hit is not None and hit[1] not in _broken_nvrtc:
+        return hit
+    nvrtc_path = None
+    if choice in (None, "nvrtc"):
+        nvrtc_path = _nvrtc.find_library(max_major)
+        if nvrtc_path is not None and nvrtc_path not in _broken_nvrtc:
+            result = ("nvrtc", nvrtc_path, _nvrtc.identity(nvrtc_path))
+            _memo[memo_key] = result
+            return result
+        if choice == "nvrtc":
+            where = ("GPUARR_NVRTC" if _config.settings.nvrtc_path else
+                     "the nvidia-cuda-nvrtc wheel, $CUDA_PATH/lib64, "
+                     "/usr/local/cuda/lib64 and the library path")
+            raise CompilerNotFoundError(
+                "NVRTC was requested but %s (looked in %s); %s"
+                % ("could not be loaded" if nvrtc_path else "was not found",
+                   where, _nvrtc.INSTALL_HINT))
+    if not isinstance(nvcc, str) or not nvcc:
+        raise TypeError("nvcc must be the name or path of the nvcc executable, "
+                        "got %r" % (nvcc,))
+    path = which(nvcc)
+    if path is not None:
+        result = ("nvcc", path, nvcc_identity(path))
+        _memo[memo_key] = result
+        return result
+    if choice == "nvcc":
+        raise CompilerNotFoundError(
+            "nvcc was requested but %r was not found (PATH, $CUDA_PATH/bin, "
+            "/usr/local/cuda/bin); install the CUDA toolkit or pass "
+            "nvcc='/path/to/nvcc'" % nvcc)
+    raise CompilerNotFoundError(
+        "no CUDA compiler found: NVRTC %s and nvcc (%r) is not on PATH; %s"
+        % ("could not be loaded" if nvrtc_path else "was not found", nvcc,
+           _nvrtc.INSTALL_HINT))
+
+
+def find_compiler(backend=None, nvcc="nvcc"):
+    """Say which compiler :func:`compile` would use, without loading it.
+
+    Parameters
+    ----------
+    backend : {None, "nvrtc", "nvcc"}, optional
+        As for :func:`compile`; None follows ``GPUARR_COMPILER``.
+    nvcc : str, optional
+        Name or path of nvcc.
+
+    Returns
+    -------
+    tuple
+        ``(name, path)``: ``"nvrtc"`` and the library path, or ``"nvcc"``
+        and the executable path.
+
+    Raises
+    ------
+    CompilerNotFoundError
+        When no (or not the requested) compiler is found.
+    ValueError
+        For an unknown ``backend`` or ``GPUARR_COMPILER``.
+    """
+    name, path, _ = select(backend, nvcc, None)
+    return name, path
+
+
+# --------------------------------------------------------------------------
+# error reporting
+
+def listing(source, marked, context=2, limit=60):
+    lines = source.splitlines()
+    width = len(str(len(lines) + 1))
+    if marked:
+        show = set()
+        for n in marked:
+            show.update(range(max(1, n - context), n + context + 1))
+        show = sorted(n for n in show if n <= len(lines))
+    else:
+        show = list(range(1, min(len(lines), limit) + 1))
+    out, prev = [], 0
+    for n in show:
+        if n != prev + 1 and prev:
+            out.append(" " * (width + 2) + "...")
+        out.append("%s %*d | %s" % (">" if n in marked else " ", width, n,
+                                    lines[n - 1]))
+        prev = n
+    if not marked and len(lines) > limit:
+        out.append(" " * (width + 2) + "... (%d more lines)" % (len(lines) - limit))
+    return "\n".join(out)
+
+
+def _error_lines(log):
+    pattern = r"^(?:.*[/\\])?%s\((\d+)\): (?:catastrophic )?error" % re.escape(PROGRAM_NAME)
+    return sorted({int(m) for m in re.findall(pattern, log, re.MULTILINE)})
+
+
+def compile_error(what, log, source, compiled, command_line=None):
+    marked = _error_lines(log)
+    msg = "%s failed:\n%s\n\n%s:\n%s" % (
+        what, log.rstrip() or "(the compiler printed nothing)",
+        "Source, lines around the errors (> marks them)" if marked else "Source",
+        listing(source, set(marked)))
+    return CompileError(msg, log=log, source=compiled, command_line=command_line)
+
+
+def warn(what, log):
+    import warnings
+    warnings.warn("%s succeeded, but said:\n%s" % (what, log.rstrip()),
+                  CompilerWarning, stacklevel=5)
+
+
+# --------------------------------------------------------------------------
+# running nvcc
+
+def keep_dir():
+    import tempfile
+    return tempfile.mkdtemp(prefix="gpuarr-compile-")
+
+
+def run_nvcc(path, wrapped, source, options, target, arch, code, keep):
+    import subprocess
+    d = keep_dir()
+    try:
+        with open(os.path.join(d, PROGRAM_NAME), "w") as f:
+            f.write(wrapped)
+        out = "kernel." + target
+        cmd = [path, "--" + target, "-arch", arch]
+        if code:
+            cmd += ["-code", code]
+        cmd += options + ["-o", out, PROGRAM_NAME]
+        try:
+            proc = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise CompilerNotFoundError("cannot run nvcc %s: %s; %s"
+                                        % (path, exc, _nvrtc.INSTALL_HINT)) from exc
+        log = (proc.stdout + proc.stderr).decode("utf-8", "replace")
+        what = "nvcc (%s)" % " ".join(cmd)
+        if proc.returncode != 0:
+            raise compile_error("%s (exit status %d)" % (what, proc.returncode),
+                                 log, source, wrapped, command_line=cmd)
+        with open(os.path.join(d, out), "rb") as f:
+            image = f.read()
+        if log.strip():
+            warn(what, log)
+        return image
+    finally:
+        if keep:
+            print("*** compiler output in %s" % d)
+        else:
+            import shutil
+            shutil.rmtree(d, ignore_errors=True)
