@@ -21,14 +21,40 @@ Settings
 ``GPUARR_NVRTC``
     Full path of the NVRTC shared library to use (``libnvrtc.so.13``...).
     When set, no other NVRTC is looked for.
+``GPUARR_POOL``
+    The device memory pool each context gets: ``async`` (stream-ordered
+    ``cuMemAllocAsync`` pools, the default where the device has them) or
+    ``binned`` (PyCUDA's ``DeviceMemoryPool``).
+``GPUARR_SCAN``
+    The look-back scan kernel: ``pipelined`` (persistent blocks whose warps
+    pipeline TMA loads, look-back and stores; the default, used on sm_90
+    and newer for 16-byte aligned arrays) or ``block-per-tile`` (one block
+    per tile, any device). See ``docs/scan.md``.
+``GPUARR_RANDOM``
+    The random-number kernel: ``warp-chunks`` (the default: each warp takes
+    chunks of 64 whole Philox blocks, two per lane) or ``grid-stride`` (one
+    block per thread per step of a grid-stride loop). Both give the same
+    numbers. See ``docs/random.md``.
+``CUDA_DEVICE``
+    The device ordinal :mod:`gpuarr.autoinit` uses (default 0), as PyCUDA.
+
+An invalid value is kept as given and refused, with a message naming the
+variable, where it is used (so that a typo cannot break ``import gpuarr``).
 """
 
 import os
 
-__all__ = ["Settings", "settings", "read", "reload"]
+__all__ = ["Settings", "CHOICES", "settings", "read", "reload", "choice",
+           "check_compiler", "device"]
 
 _FALSE = frozenset(["0", "false", "no", "off", "disable", "disabled"])
 _COMPILERS = frozenset(["nvrtc", "nvcc"])
+#: the choices of each implementation setting: variable -> (default, others)
+CHOICES = {
+    "GPUARR_POOL": ("async", ("binned",)),
+    "GPUARR_SCAN": ("pipelined", ("block-per-tile",)),
+    "GPUARR_RANDOM": ("warp-chunks", ("grid-stride",)),
+}
 
 
 class Settings:
@@ -46,15 +72,28 @@ class Settings:
         typo cannot break ``import gpuarr``).
     nvrtc_path : str or None
         The NVRTC library path from ``GPUARR_NVRTC``, or None.
+    pool, scan, random : str
+        ``GPUARR_POOL``, ``GPUARR_SCAN``, ``GPUARR_RANDOM`` lowercased, or
+        their defaults (see :data:`CHOICES`); check them with
+        :func:`choice`.
+    cuda_device : str
+        ``CUDA_DEVICE`` as given (default ``"0"``); see :func:`device`.
     """
 
-    __slots__ = ("cache_dir", "cache_enabled", "compiler", "nvrtc_path")
+    __slots__ = ("cache_dir", "cache_enabled", "compiler", "nvrtc_path",
+                 "pool", "scan", "random", "cuda_device")
 
-    def __init__(self, cache_dir, cache_enabled, compiler, nvrtc_path):
+    def __init__(self, cache_dir, cache_enabled, compiler, nvrtc_path,
+                 pool="async", scan="pipelined", random="warp-chunks",
+                 cuda_device="0"):
         self.cache_dir = cache_dir
         self.cache_enabled = cache_enabled
         self.compiler = compiler
         self.nvrtc_path = nvrtc_path
+        self.pool = pool
+        self.scan = scan
+        self.random = random
+        self.cuda_device = cuda_device
 
     def __repr__(self):
         return "Settings(%s)" % ", ".join(
@@ -96,7 +135,13 @@ def read(environ=None):
     nvrtc_path = environ.get("GPUARR_NVRTC", "") or None
     if nvrtc_path is not None:
         nvrtc_path = os.path.expanduser(nvrtc_path)
-    return Settings(cache_dir, cache_enabled, compiler, nvrtc_path)
+    impl = {}
+    for var, (default, _) in CHOICES.items():
+        impl[var] = environ.get(var, "").strip().lower() or default
+    cuda_device = environ.get("CUDA_DEVICE", "").strip() or "0"
+    return Settings(cache_dir, cache_enabled, compiler, nvrtc_path,
+                    impl["GPUARR_POOL"], impl["GPUARR_SCAN"],
+                    impl["GPUARR_RANDOM"], cuda_device)
 
 
 def reload():
@@ -130,6 +175,52 @@ def check_compiler(name):
         return name.lower()
     raise ValueError("unknown compiler %r: use 'nvrtc', 'nvcc' or None (auto); "
                      "check GPUARR_COMPILER or the backend argument" % (name,))
+
+
+def choice(variable, value):
+    """Validate an implementation setting.
+
+    Parameters
+    ----------
+    variable : str
+        A key of :data:`CHOICES` (``"GPUARR_SCAN"``...).
+    value : str
+        The setting's value (from :data:`settings`, or given by a caller).
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not one of the variable's choices.
+    """
+    default, others = CHOICES[variable]
+    if value == default or value in others:
+        return value
+    raise ValueError("%s must be one of %s, not %r" % (
+        variable, ", ".join((default,) + others), value))
+
+
+def device():
+    """The device ordinal ``CUDA_DEVICE`` names (default 0).
+
+    Raises
+    ------
+    ValueError
+        When ``CUDA_DEVICE`` is not a non-negative integer.
+    """
+    text = settings.cuda_device
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ValueError("CUDA_DEVICE must be a device ordinal (0, 1, ...), "
+                         "not %r" % text)
+    return n
 
 
 #: The settings read when gpuarr was imported (see :func:`reload`).

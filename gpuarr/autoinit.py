@@ -10,15 +10,17 @@ Raises
 ------
 gpuarr.driver.DriverNotFoundError
     On import, when no NVIDIA driver is installed.
+ValueError
+    When ``CUDA_DEVICE`` is not a device ordinal.
 """
 
 import atexit
-import os
 
+from gpuarr import _config
 import gpuarr.driver as _drv
 
 _drv.init()
-device = _drv.Device(int(os.environ.get("CUDA_DEVICE", "0")))
+device = _drv.Device(_config.device())
 context = device.retain_primary_context()
 context.push()
 
