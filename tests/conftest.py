@@ -27,7 +27,22 @@ def gpu_skip_reason():
     return _probe[0] or None
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--gpu-sample", type=int, default=1, metavar="K",
+        help="run one in K of the gpu tests (every K-th in collection "
+             "order, the same ones each time) and no CPU test: a "
+             "representative subset for slow runs such as compute-sanitizer")
+
+
 def pytest_collection_modifyitems(config, items):
+    k = config.getoption("--gpu-sample")
+    if k > 1:
+        gpu = [it for it in items if it.get_closest_marker("gpu") is not None]
+        keep = set(id(it) for it in gpu[::k])
+        deselected = [it for it in items if id(it) not in keep]
+        items[:] = [it for it in items if id(it) in keep]
+        config.hook.pytest_deselected(items=deselected)
     reason = None
     for item in items:
         if item.get_closest_marker("gpu") is None:

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole test suite on a GPU machine, in one go, with pytest-xdist.
+#
+#   bash scripts/gpu_suite.sh [pytest arguments...]
+#
+# Runs from the checkout's root with gpuarr built in place (python setup.py
+# build_ext --inplace) or installed, and its dependencies importable (on the
+# lent H200: bash .dev/gpu.sh bash scripts/gpu_suite.sh, which installs Mako
+# and builds first). The kernel cache starts empty (a fresh GPUARR_CACHE_DIR)
+# unless GPUARR_SUITE_WARM=1, so the run times compiling too. Workers:
+# GPUARR_TEST_WORKERS (default 16). The full log goes to $OUT/suite.log when
+# $OUT is set (else /tmp). The last line is the summary:
+#   gpu suite: 6815 passed, 0 failed, 0 skipped, 0 errors in 131 s (16 workers, cold cache)
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+log=${OUT:-/tmp}/suite.log
+workers=${GPUARR_TEST_WORKERS:-16}
+cache=warm
+if [ "${GPUARR_SUITE_WARM:-0}" != 1 ]; then
+  export GPUARR_CACHE_DIR=$(mktemp -d /tmp/gpuarr-cache.XXXXXX)
+  cache=cold
+fi
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+start=$(date +%s)
+python3 -m pytest -q -rfE -p no:cacheprovider -n "$workers" tests "$@" >"$log" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+tail -25 "$log"
+python3 - "$log" "$secs" "$workers" "$cache" <<'PY'
+import re, sys
+log, secs, workers, cache = sys.argv[1:]
+text = open(log, errors="replace").read()
+counts = {k: 0 for k in ("passed", "failed", "skipped", "error")}
+last = [l for l in text.splitlines() if re.search(r"\d+ (passed|failed|error)", l)]
+if last:
+    for n, what in re.findall(r"(\d+) (passed|failed|skipped|errors?)", last[-1]):
+        counts["error" if what.startswith("error") else what] = int(n)
+print("gpu suite: %(passed)d passed, %(failed)d failed, %(skipped)d skipped, "
+      "%(error)d errors" % counts + " in %s s (%s workers, %s cache)" % (secs, workers, cache))
+PY
+exit $rc
