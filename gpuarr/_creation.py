@@ -26,6 +26,13 @@ __all__ = [
 def empty(shape, dtype=np.float64, order="C", allocator=None):
     """Uninitialized array (numpy.empty; default dtype float64).
 
+    Returns
+    -------
+    GPUArray
+        Of ``shape`` and ``dtype`` in ``order``, from ``allocator`` (default
+        the current context's pool); its values are whatever the memory
+        held.
+
     Raises
     ------
     TypeError
@@ -126,6 +133,12 @@ def to_gpu(ary, allocator=None):
         Converted with ``numpy.asarray``; non-contiguous arrays are made
         C-contiguous on the host first.
     allocator : callable, optional
+
+    Returns
+    -------
+    GPUArray
+        A copy of ``ary`` (C order, or F order for an F- but not
+        C-contiguous ``ary``), complete when the function returns.
 
     Raises
     ------

@@ -37,6 +37,8 @@ LAYERS = {
     "gpuarr._layers": (0, "this table"),
     "gpuarr.kernels": (0, "rendering the Mako templates"),
     "gpuarr.kernels.ops": (0, "the built-in elementwise operations' table"),
+    "gpuarr._cuda": (1, "cuda.h's types and entry points, declared by hand "
+                        "(Cython)"),
     "gpuarr._driver": (1, "libcuda loaded at run time, every handle, launch"),
     "gpuarr.driver": (1, "the public driver API (PyCUDA's names)"),
     "gpuarr._percontext": (2, "per-context state, dropped at detach"),

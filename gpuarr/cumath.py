@@ -137,6 +137,11 @@ def where(condition, x=None, y=None, out=None, stream=None):
     The result dtype is the promotion of ``x`` and ``y``; ``condition`` is
     tested for non-zero. All three broadcast together.
 
+    Returns
+    -------
+    GPUArray
+        ``out`` if given, else a new array of the broadcast shape.
+
     Raises
     ------
     NotImplementedError

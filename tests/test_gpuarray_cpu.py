@@ -6,6 +6,7 @@ driver), so every view's ``ptr``, ``shape`` and ``strides`` can be compared
 with the numpy view made by the same operation on that buffer.
 """
 import gc
+import weakref
 import pickle
 
 import numpy as np
@@ -729,6 +730,7 @@ def test_dlpack_capsule_round_trip(no_driver_device, layout):
     if layout == "0d":
         h = base[1:2, 2:3].reshape(())
     g = fake(h)
+    alive = weakref.ref(g)
     live = len(_interop._LIVE)
     cap = g.__dlpack__()
     assert type(cap).__name__ == "PyCapsule"
@@ -737,21 +739,26 @@ def test_dlpack_capsule_round_trip(no_driver_device, layout):
     same_layout(back, h)
     with pytest.raises(ValueError):  # a capsule is consumed once
         gpuarr.from_dlpack(cap)
-    del cap
-    assert len(_interop._LIVE) == live + 1  # still owned by `back`
+    del cap, g
+    gc.collect()
+    # the exported array lives as long as the consumer holds the tensor
+    assert alive() is not None and len(_interop._LIVE) == live + 1
     del back
     gc.collect()
-    assert len(_interop._LIVE) == live  # consumer called the deleter
+    assert alive() is None and len(_interop._LIVE) == live  # deleter ran
 
 
 def test_dlpack_unconsumed_capsule_calls_deleter(no_driver_device):
     g = fake(np.empty(5, np.int64))
+    alive = weakref.ref(g)
     live = len(_interop._LIVE)
     cap = g.__dlpack__(max_version=(1, 0))
-    assert len(_interop._LIVE) == live + 1
+    del g
+    gc.collect()
+    assert alive() is not None and len(_interop._LIVE) == live + 1
     del cap
     gc.collect()
-    assert len(_interop._LIVE) == live
+    assert alive() is None and len(_interop._LIVE) == live
 
 
 def test_dlpack_device_and_errors(no_driver_device):
@@ -828,7 +835,8 @@ def test_import_loads_no_mako_and_no_cuda():
 def test_function_docstrings():
     for f in [gpuarr.add, gpuarr.sin, gpuarr.where, gpuarr.to_gpu, gpuarr.empty,
               gpuarr.GPUArray.reshape, gpuarr.GPUArray.get]:
-        assert f.__doc__ and "Returns" in f.__doc__ or "Raises" in f.__doc__
+        assert f.__doc__ and "Returns" in f.__doc__ and "Raises" in f.__doc__, \
+            f.__qualname__
 
 
 def test_steady_state_path(monkeypatch):

@@ -41,8 +41,8 @@ def _modules():
                 stem = f[:-3]
                 name = rel if stem == "__init__" else rel + "." + stem
                 found[name] = os.path.join(root, f)
-            elif f.endswith(".pyx"):
-                found[rel + "." + f[:-4]] = os.path.join(root, f)
+            elif f.endswith((".pyx", ".pxd")):
+                found.setdefault(rel + "." + f[:-4], os.path.join(root, f))
     return found
 
 
@@ -117,9 +117,9 @@ def _imports(module, path):
     return tree, out, aliases
 
 
-@pytest.mark.parametrize("module", sorted(PY_MODULES))
-def test_imports_point_down(module):
-    path = PY_MODULES[module]
+def _upward(module, path):
+    """The imports of the file at ``path`` (module ``module``) that point to
+    a higher layer, or use a computed name where that is not allowed."""
     own = _layers.layer(module)
     _, imports, _ = _imports(module, path)
     bad = []
@@ -132,6 +132,12 @@ def test_imports_point_down(module):
         if tmod is not None and _layers.layer(tmod) > own:
             bad.append("line %d: %s %s (layer %d) from layer %d"
                        % (line, how, target, _layers.layer(tmod), own))
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(PY_MODULES))
+def test_imports_point_down(module):
+    bad = _upward(module, PY_MODULES[module])
     assert not bad, "%s imports upward:\n  %s" % (module, "\n  ".join(bad))
 
 
@@ -145,18 +151,24 @@ def test_the_extension_imports_point_down():
                          for f in os.listdir(os.path.dirname(path))
                          if f.endswith(".pxi")]
         for p in srcs:
-            for m in re.finditer(r"^\s*(?:from\s+(\S+)\s+c?import|c?import\s+(\S+))",
-                                 open(p, encoding="utf-8").read(), re.M):
-                target = m.group(1) or m.group(2)
-                if target.startswith("."):
-                    target = "gpuarr" + target
-                tmod = _gpuarr_module(target)
-                assert tmod is None or _layers.layer(tmod) <= own, (p, target)
+            text = open(p, encoding="utf-8").read()
+            for m in re.finditer(r"^\s*(?:from\s+(\S+)\s+c?import\s+([\w, ]+)"
+                                 r"|c?import\s+(\S+))", text, re.M):
+                base = m.group(1) or m.group(3)
+                if base.startswith("."):
+                    base = "gpuarr" + base
+                names = [n.strip().split(" ")[0]
+                         for n in (m.group(2) or "").split(",") if n.strip()]
+                subs = [base + "." + n for n in names
+                        if base + "." + n in _layers.LAYERS]
+                for target in subs or [base]:
+                    tmod = _gpuarr_module(target)
+                    assert tmod is None or _layers.layer(tmod) <= own, \
+                        (p, target)
 
 
-@pytest.mark.parametrize("module", sorted(PY_MODULES))
-def test_no_private_names_across_modules(module):
-    path = PY_MODULES[module]
+def _private(module, path):
+    """The reads of other gpuarr modules' private names in the file."""
     tree, imports, aliases = _imports(module, path)
     bad = []
     for line, target, name, _ in imports:
@@ -173,6 +185,12 @@ def test_no_private_names_across_modules(module):
             bad.append("line %d: %s.%s (%s)" % (node.lineno, node.value.id,
                                                 node.attr,
                                                 aliases[node.value.id]))
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(PY_MODULES))
+def test_no_private_names_across_modules(module):
+    bad = _private(module, PY_MODULES[module])
     assert not bad, "%s reaches into private names:\n  %s" % (
         module, "\n  ".join(bad))
 
@@ -195,21 +213,26 @@ def test_files_are_at_most_800_lines():
     assert not long, "files over %d lines:\n  %s" % (MAX_LINES, "\n  ".join(long))
 
 
-def test_the_checker_sees_upward_and_private_imports(tmp_path):
-    """The checks above can fail: a layer-0 module importing the array layer
-    inside a function and through importlib, and reading a private name."""
+def test_the_checks_can_fail(tmp_path):
+    """A layer-0 module that imports the array layer inside a function and
+    through importlib, imports with a computed name, and reads a private
+    name: every rule above reports it."""
     src = tmp_path / "probe.py"
     src.write_text(
         "import importlib\n"
         "from . import _ufunc as u\n"
-        "def f():\n"
+        "from .reductions import _np_dtype\n"
+        "def f(name):\n"
         "    from .gpuarray import GPUArray\n"
         "    importlib.import_module('gpuarr.cumath')\n"
+        "    importlib.import_module(name)\n"
         "    return u._HOT\n")
-    _, imports, aliases = _imports("gpuarr._dtypes", str(src))
-    targets = {t for _, t, _, _ in imports}
-    assert {"gpuarr._ufunc", "gpuarr.gpuarray", "gpuarr.cumath"} <= targets
-    assert aliases == {"u": "gpuarr._ufunc"}
+    up = "\n".join(_upward("gpuarr._dtypes", str(src)))
+    for what in ("gpuarr._ufunc", "gpuarr.gpuarray", "gpuarr.cumath",
+                 "gpuarr.reductions", "computed name"):
+        assert what in up, (what, up)
+    private = "\n".join(_private("gpuarr._dtypes", str(src)))
+    assert "u._HOT" in private and "_np_dtype" in private, private
 
 
 @pytest.mark.skipif(not os.path.exists(DOCS), reason="docs/architecture.md is "
