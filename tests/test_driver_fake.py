@@ -68,13 +68,18 @@ def check(lib, code, **kw):
 # ---------------------------------------------------------------------------
 
 def test_fake_exports_every_entry_point_gpuarr_resolves(fake_lib):
+    import glob
     import re
     import gpuarr
-    pyx = os.path.join(os.path.dirname(os.path.abspath(gpuarr.__file__)), "_driver.pyx")
+    here = os.path.dirname(os.path.abspath(gpuarr.__file__))
+    pyx = os.path.join(here, "_driver.pyx")
     if not os.path.exists(pyx):
         pytest.skip("gpuarr/_driver.pyx is not next to the imported package")
-    with open(pyx) as f:
-        names = sorted(set(re.findall(r'_get\(b"(\w+)"', f.read())))
+    text = ""
+    for path in [pyx] + sorted(glob.glob(os.path.join(here, "_driver_*.pxi"))):
+        with open(path) as f:
+            text += f.read()
+    names = sorted(set(re.findall(r'_get\(b"(\w+)"', text)))
     assert len(names) > 60
     code = "import ctypes\nlib = ctypes.CDLL(%r)\n" % fake_lib + \
         "print([n for n in %r if not hasattr(lib, n)])" % names
