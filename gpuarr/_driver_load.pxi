@@ -109,7 +109,7 @@ cdef int _load() except -1:
     with _load_lock:
         if _loaded:
             return 0
-        name = os.environ.get("GPUARR_LIBCUDA") or "libcuda.so.1"
+        name = _config.settings.libcuda_path or "libcuda.so.1"
         handle = dlopen(os.fsencode(name), RTLD_NOW | RTLD_GLOBAL)
         if handle == NULL:
             err = dlerror()
