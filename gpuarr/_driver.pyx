@@ -36,7 +36,7 @@ import weakref
 
 import numpy as np
 
-from gpuarr import _config, _errors
+from gpuarr import _config, _errors, _image
 from gpuarr._argtypes import parse_arg_types
 
 cnp.import_array()

@@ -4,7 +4,7 @@
 # Owns: the In/Out/InOut argument handlers, the Function class (its
 # parameter layout, the checks and packing of __call__, prepare and the
 # prepared calls, attributes) and _new_function, which reads a kernel's
-# parameters when it is taken from its module.
+# parameters when it is taken from its module, with no failing driver call.
 
 DEF STACK_ARGS = 64
 DEF STACK_BYTES = 1024
@@ -63,27 +63,36 @@ cdef class InOut(ArgumentHandler):
 
 cdef Function _new_function(Module mod, CUfunction f, str name):
     cdef Function fn = Function.__new__(Function)
-    cdef size_t off = 0, size = 0
+    cdef size_t off = 0, size = 0, count = 0
     cdef size_t i
     fn.func = f
     fn.module = mod
     fn.function_name = name
     fn.nparams = -1
     fn.nprepared = -1
-    if api.cuFuncGetParamInfo != NULL:
-        offsets = []
-        sizes = []
-        i = 0
-        while True:
-            r = api.cuFuncGetParamInfo(f, i, &off, &size)
-            if r != CUDA_SUCCESS:
-                break
-            offsets.append(off)
-            sizes.append(size)
-            i += 1
-        if r == CUDA_ERROR_INVALID_VALUE:
-            fn._set_params(offsets, sizes)
-            fn.params_from_driver = True
+    if api.cuFuncGetParamInfo == NULL:
+        return fn
+    # The count first, so that cuFuncGetParamInfo is asked only for
+    # parameters that exist: compute-sanitizer reports every failing driver
+    # call, the one past the last parameter too. Without a count the
+    # parameters stay unknown (not checked).
+    if api.cuFuncGetParamCount != NULL:
+        if api.cuFuncGetParamCount(f, &count) != CUDA_SUCCESS:
+            return fn
+    else:
+        n = mod.param_counts.get(name) if mod.param_counts is not None else None
+        if n is None:
+            return fn
+        count = n
+    offsets = []
+    sizes = []
+    for i in range(count):
+        if api.cuFuncGetParamInfo(f, i, &off, &size) != CUDA_SUCCESS:
+            return fn
+        offsets.append(off)
+        sizes.append(size)
+    fn._set_params(offsets, sizes)
+    fn.params_from_driver = True
     return fn
 
 
@@ -120,7 +129,9 @@ cdef class Function:
     Where the driver reports kernel parameters (``cuFuncGetParamInfo``,
     CUDA 12.4+), the number of arguments and each argument's size are
     checked before the launch; a mismatch raises ``TypeError`` naming the
-    parameter.
+    parameter. The number of parameters comes from ``cuFuncGetParamCount``
+    where the driver has it, else from the cubin or PTX image the module was
+    loaded from; where neither can tell (a fatbin, say), nothing is checked.
     """
 
     def __init__(self):
@@ -155,7 +166,7 @@ cdef class Function:
     @property
     def param_info(self):
         """``[(offset, size), ...]`` of the kernel's parameters in bytes, or
-        None when the driver cannot report them."""
+        None when they are not known (see the class docstring)."""
         if self.nparams < 0:
             return None
         return [(self.param_offsets[k], self.param_sizes[k]) for k in range(self.nparams)]

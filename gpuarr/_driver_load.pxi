@@ -78,6 +78,7 @@ cdef int _resolve() except -1:
     (<void**>&api.cuFuncSetAttribute)[0] = _get(b"cuFuncSetAttribute", missing)
     (<void**>&api.cuFuncSetCacheConfig)[0] = _get(b"cuFuncSetCacheConfig", missing)
     (<void**>&api.cuFuncGetParamInfo)[0] = _get(b"cuFuncGetParamInfo", None)
+    (<void**>&api.cuFuncGetParamCount)[0] = _get(b"cuFuncGetParamCount", None)
     (<void**>&api.cuLaunchKernel)[0] = _get(b"cuLaunchKernel", missing)
     (<void**>&api.cuStreamCreate)[0] = _get(b"cuStreamCreate", missing)
     (<void**>&api.cuStreamDestroy)[0] = _get(b"cuStreamDestroy_v2", missing)

@@ -1,8 +1,9 @@
 # Modules; part of gpuarr/_driver.pyx, which includes this file.
 #
 # Owns: the Module class (get_function, get_global, unloading in its own
-# context), module_from_buffer with its JIT options and logs, and
-# module_from_file.
+# context), module_from_buffer with its JIT options and logs (and, where the
+# driver cannot count a kernel's parameters, the counts read from the
+# image), and module_from_file.
 
 DEF LOG_SIZE = 16384
 
@@ -123,6 +124,10 @@ def module_from_buffer(buffer, options=None, message_handler=None):
     cdef Module mod = Module.__new__(Module)
     mod.module = m
     mod.context = ctx
+    if api.cuFuncGetParamInfo != NULL and api.cuFuncGetParamCount == NULL:
+        # Read here, while the image is at hand: _new_function needs the
+        # count to ask cuFuncGetParamInfo for existing parameters only.
+        mod.param_counts = _image.param_counts(data)
     return mod
 
 
