@@ -15,10 +15,10 @@ Cubin
     has one record per parameter: EIATTR_KPARAM_INFO (payload: a 4-byte
     index, the 2-byte ordinal, the 2-byte offset, then a 4-byte word whose
     top 14 bits are the size) or, where the parameters take more than 4 KB
-    (as NVRTC 13 emits them), EIATTR_KPARAM_INFO_V2 (the same, with the
-    size as the whole 4-byte word). The count is trusted only when the
-    ordinals are exactly 0..n-1 and the last parameter ends where the
-    parameter bank that EIATTR_CBANK_PARAM_SIZE gives ends.
+    (so CUDA 13's NVRTC and nvcc write them), EIATTR_KPARAM_INFO_V2 (the
+    same, with the size as the whole 4-byte word). The count is trusted only
+    when the ordinals are exactly 0..n-1 and the last parameter ends where
+    the parameter bank that EIATTR_CBANK_PARAM_SIZE gives ends.
 PTX
     The ``.param`` entries of each ``.entry name(...)`` declaration.
 

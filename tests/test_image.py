@@ -170,16 +170,21 @@ NVCC = shutil.which("nvcc") or next(
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found")
-def test_fatbin_from_nvcc_is_unknown(tmp_path):
+def test_images_from_nvcc(tmp_path):
+    # nvcc's cubin and PTX are counted as NVRTC's are; its fatbin is not read.
     src = tmp_path / "k.cu"
     src.write_text(SOURCE)
-    out = tmp_path / "k.fatbin"
-    r = subprocess.run([NVCC, "-fatbin", "-arch=sm_90", "-o",
-                        str(out), str(src)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    image = out.read_bytes()
-    assert _image.image_kind(image) == "fatbin"
-    assert _image.param_counts(image) is None
+    images = {}
+    for kind in ("cubin", "ptx", "fatbin"):
+        out = tmp_path / ("k." + kind)
+        r = subprocess.run([NVCC, "-" + kind, "-arch=sm_90", "-o", str(out), str(src)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        images[kind] = out.read_bytes()
+        assert _image.image_kind(images[kind]) == kind
+    assert _image.param_counts(images["cubin"]) == EXPECTED
+    assert _image.param_counts(images["ptx"]) == EXPECTED
+    assert _image.param_counts(images["fatbin"]) is None
 
 
 @pytest.mark.parametrize("image", [

@@ -1,8 +1,8 @@
 /*
  * A fake libcuda.so.1 for gpuarr's CPU tests.
  *
- * It exports every entry point gpuarr/_driver.pyx resolves (with the
- * versioned names it asks dlsym for) and implements them on host memory:
+ * It exports every entry point gpuarr's driver layer resolves (in
+ * gpuarr/_driver_load.pxi, with the versioned names it asks dlsym for) and implements them on host memory:
  * one device ("Fake GPU", compute capability 9.0, 132 SMs), a context stack
  * per thread, a primary context with a reference count, device memory from
  * malloc, streams and events that complete at once, and "modules" read from
@@ -18,6 +18,9 @@
  * is what cuFuncGetParamInfo reports. "noinfo" makes cuFuncGetParamCount
  * and cuFuncGetParamInfo answer CUDA_ERROR_NOT_SUPPORTED, as a driver older
  * than CUDA 12.4 would.
+ * Effects run at launch: "inc" adds 1 to each of the n bytes at p for a
+ * kernel (p, int n); "copy" copies n bytes from src to dst for a kernel
+ * (dst, src, int n).
  *
  * A PTX image (text with a ".version" directive) is read too: each
  * ".entry NAME(...)" becomes a kernel whose parameters have the sizes of
@@ -31,9 +34,6 @@
  * (calls of cuFuncGetParamInfo that did not return CUDA_SUCCESS) show how
  * gpuarr asked; asking past the last parameter is an error, as it is in a
  * compute-sanitizer run.
- * Effects run at launch: "inc" adds 1 to each of the n bytes at p for a
- * kernel (p, int n); "copy" copies n bytes from src to dst for a kernel
- * (dst, src, int n).
  *
  * Every launch records its packed parameter bytes, grid, block, shared
  * memory and stream; helpers prefixed fake_ let Python read that record and
