@@ -46,10 +46,11 @@ _EIATTR_KPARAM_INFO = 0x17
 _EIATTR_CBANK_PARAM_SIZE = 0x19
 _EIATTR_KPARAM_INFO_V2 = 0x45
 
-_PTX_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_PTX_VERSION = re.compile(r"^\s*\.version\s+\d", re.M)
-_PTX_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$%]*)\s*(\(?)")
-_PTX_PARAM = re.compile(r"\.param\b")
+# PTX patterns, compiled (and cached by re) at their first use, not at import
+_PTX_COMMENT = r"(?s)//[^\n]*|/\*.*?\*/"
+_PTX_VERSION = r"(?m)^\s*\.version\s+\d"
+_PTX_ENTRY = r"\.entry\s+([A-Za-z_$%][\w$%]*)\s*(\(?)"
+_PTX_PARAM = r"\.param\b"
 
 
 class _Malformed(Exception):
@@ -212,8 +213,8 @@ def _ptx_text(image):
         text = raw.decode("ascii")
     except UnicodeDecodeError:
         return None
-    text = _PTX_COMMENT.sub(" ", text)
-    if not _PTX_VERSION.search(text):
+    text = re.sub(_PTX_COMMENT, " ", text)
+    if not re.search(_PTX_VERSION, text):
         return None
     return text
 
@@ -221,13 +222,13 @@ def _ptx_text(image):
 def _ptx_counts(text):
     out = {}
     clash = set()
-    for m in _PTX_ENTRY.finditer(text):
+    for m in re.finditer(_PTX_ENTRY, text):
         name = m.group(1)
         if m.group(2):
             close = text.find(")", m.end())
             if close < 0:
                 raise _Malformed("unclosed parameter list of %s" % name)
-            n = len(_PTX_PARAM.findall(text, m.end(), close))
+            n = len(re.findall(_PTX_PARAM, text[m.end():close]))
         else:
             n = 0                   # ".entry name" with no list: no parameters
         if out.get(name, n) != n:
