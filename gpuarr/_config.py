@@ -21,6 +21,10 @@ Settings
 ``GPUARR_NVRTC``
     Full path of the NVRTC shared library to use (``libnvrtc.so.13``...).
     When set, no other NVRTC is looked for.
+``GPUARR_LIBCUDA``
+    Path (or name) of the CUDA driver library that the driver layer opens
+    at its first call. Default: ``libcuda.so.1``, found by the dynamic
+    loader. Tests point it at a fake driver.
 ``GPUARR_POOL``
     The device memory pool each context gets: ``async`` (stream-ordered
     ``cuMemAllocAsync`` pools, the default where the device has them) or
@@ -78,14 +82,17 @@ class Settings:
         :func:`choice`.
     cuda_device : str
         ``CUDA_DEVICE`` as given (default ``"0"``); see :func:`device`.
+    libcuda_path : str or None
+        The driver library from ``GPUARR_LIBCUDA``, or None for
+        ``libcuda.so.1``.
     """
 
     __slots__ = ("cache_dir", "cache_enabled", "compiler", "nvrtc_path",
-                 "pool", "scan", "random", "cuda_device")
+                 "pool", "scan", "random", "cuda_device", "libcuda_path")
 
     def __init__(self, cache_dir, cache_enabled, compiler, nvrtc_path,
                  pool="async", scan="pipelined", random="warp-chunks",
-                 cuda_device="0"):
+                 cuda_device="0", libcuda_path=None):
         self.cache_dir = cache_dir
         self.cache_enabled = cache_enabled
         self.compiler = compiler
@@ -94,6 +101,7 @@ class Settings:
         self.scan = scan
         self.random = random
         self.cuda_device = cuda_device
+        self.libcuda_path = libcuda_path
 
     def __repr__(self):
         return "Settings(%s)" % ", ".join(
@@ -139,9 +147,10 @@ def read(environ=None):
     for var, (default, _) in CHOICES.items():
         impl[var] = environ.get(var, "").strip().lower() or default
     cuda_device = environ.get("CUDA_DEVICE", "").strip() or "0"
+    libcuda_path = environ.get("GPUARR_LIBCUDA", "") or None
     return Settings(cache_dir, cache_enabled, compiler, nvrtc_path,
                     impl["GPUARR_POOL"], impl["GPUARR_SCAN"],
-                    impl["GPUARR_RANDOM"], cuda_device)
+                    impl["GPUARR_RANDOM"], cuda_device, libcuda_path)
 
 
 def reload():

@@ -99,6 +99,7 @@ ctypedef struct DriverAPI:
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) noexcept nogil
     CUresult (*cuFuncSetCacheConfig)(CUfunction, int) noexcept nogil
     CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t*, size_t*) noexcept nogil
+    CUresult (*cuFuncGetParamCount)(CUfunction, size_t*) noexcept nogil
     CUresult (*cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
                                unsigned int, unsigned int, unsigned int,
                                unsigned int, CUstream, void**, void**) noexcept nogil

@@ -41,6 +41,7 @@ cdef class Event:
 cdef class Module:
     cdef CUmodule module
     cdef readonly Context context
+    cdef object param_counts       # {kernel: count} read from the image, or None
     cdef object __weakref__
 
 
@@ -48,7 +49,7 @@ cdef class Function:
     cdef CUfunction func
     cdef readonly Module module
     cdef readonly str function_name
-    cdef int nparams               # -1: unknown (no info, not prepared)
+    cdef int nparams               # -1: unknown (no count, no info, not prepared)
     cdef bint params_from_driver   # layout reported by cuFuncGetParamInfo
     cdef size_t* param_offsets
     cdef size_t* param_sizes

@@ -44,6 +44,32 @@ except drv.Error as e:
     assert "libcuda.so.1" in msg and "install" in msg.lower()
 
 
+def test_libcuda_path_is_a_setting():
+    from gpuarr import _config
+    assert _config.read({}).libcuda_path is None
+    assert _config.read({"GPUARR_LIBCUDA": ""}).libcuda_path is None
+    assert _config.read({"GPUARR_LIBCUDA": "/opt/x/libcuda.so.1"}).libcuda_path == \
+        "/opt/x/libcuda.so.1"
+
+
+def test_driver_opens_the_library_the_settings_name():
+    # The environment names one path; the settings, re-read from another
+    # mapping, name a second: the driver must open the second.
+    code = """
+import gpuarr._config as config
+config.settings = config.read({"GPUARR_LIBCUDA": "/nonexistent/from-settings.so"})
+import gpuarr.driver as drv
+try:
+    drv.Device.count()
+except drv.DriverNotFoundError as e:
+    print(e)
+"""
+    r = _run(code, GPUARR_LIBCUDA="/nonexistent/from-environ.so")
+    assert r.returncode == 0, r.stderr
+    assert "/nonexistent/from-settings.so" in r.stdout
+    assert "from-environ" not in r.stdout
+
+
 def test_autoinit_without_driver_raises_clear_error():
     r = _run("import gpuarr.autoinit", GPUARR_LIBCUDA="/nonexistent/libcuda.so.1")
     assert r.returncode != 0

@@ -11,6 +11,7 @@ interpreter with ``GPUARR_LIBCUDA`` naming the fake; the scenario asserts
 inside that process and prints DONE at the end.
 """
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -27,7 +28,7 @@ PRELUDE = """\
 import gc, sys, threading, warnings
 import numpy as np
 import gpuarr.driver as drv
-from fakecuda import Fake, expected_params, image
+from fakecuda import Fake, expected_params, image, ptx
 fk = Fake()
 """
 AUTOINIT = """\
@@ -63,18 +64,38 @@ def check(lib, code, **kw):
     return r
 
 
+@pytest.fixture(scope="session")
+def fake_lib_no_count(fake_lib, tmp_path_factory):
+    """The fake built with -DFAKE_NO_PARAM_COUNT: a driver that has
+    cuFuncGetParamInfo but not cuFuncGetParamCount (CUDA 12.4 to 13.0).
+    Needs the C compiler that ``fake_lib`` found."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
+        or shutil.which("clang")
+    out = tmp_path_factory.mktemp("fake_cuda_no_count") / "libcuda.so.1"
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-DFAKE_NO_PARAM_COUNT", "-o",
+                        str(out), os.path.join(FAKE_DIR, "fake_libcuda.c"), "-lpthread"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, "building the fake libcuda failed:\n" + r.stderr
+    return str(out)
+
+
 # ---------------------------------------------------------------------------
 # The fake itself, and initialization
 # ---------------------------------------------------------------------------
 
 def test_fake_exports_every_entry_point_gpuarr_resolves(fake_lib):
+    import glob
     import re
     import gpuarr
-    pyx = os.path.join(os.path.dirname(os.path.abspath(gpuarr.__file__)), "_driver.pyx")
+    here = os.path.dirname(os.path.abspath(gpuarr.__file__))
+    pyx = os.path.join(here, "_driver.pyx")
     if not os.path.exists(pyx):
         pytest.skip("gpuarr/_driver.pyx is not next to the imported package")
-    with open(pyx) as f:
-        names = sorted(set(re.findall(r'_get\(b"(\w+)"', f.read())))
+    text = ""
+    for path in [pyx] + sorted(glob.glob(os.path.join(here, "_driver_*.pxi"))):
+        with open(path) as f:
+            text += f.read()
+    names = sorted(set(re.findall(r'_get\(b"(\w+)"', text)))
     assert len(names) > 60
     code = "import ctypes\nlib = ctypes.CDLL(%r)\n" % fake_lib + \
         "print([n for n in %r if not hasattr(lib, n)])" % names
@@ -163,8 +184,9 @@ def test_every_scalar_kind_is_packed_with_its_bytes(fake_lib):
 
 
 def test_packing_without_parameter_info_from_the_driver(fake_lib):
-    # "noinfo": cuFuncGetParamInfo answers NOT_SUPPORTED, as drivers before
-    # CUDA 12.4 would; gpuarr then packs without checking.
+    # "noinfo": cuFuncGetParamCount and cuFuncGetParamInfo answer
+    # NOT_SUPPORTED, as a driver with no parameter information would;
+    # gpuarr then packs without checking.
     check(fake_lib, """
         values = [np.int8(-3), np.float64(2.5), np.int32(7), np.complex128(1 - 1j), np.uint16(9)]
         m = drv.module_from_buffer(image("kernel k 1,8,4,16,2 noinfo"))
@@ -1094,4 +1116,103 @@ def test_host_buffer_errors_name_the_call(fake_lib):
                 call()
             except ValueError as e:
                 assert name in str(e), str(e)
+    """)
+
+
+# ---------------------------------------------------------------------------
+# Parameter counts, with no failing driver call
+# ---------------------------------------------------------------------------
+
+# Kernels of 0, 1, 5 and 40 parameters of mixed sizes, in the fake's
+# layout; the scenario takes its image from IMAGE.
+PARAM_SIZES = {"k0": [], "k1": [8], "k5": [8, 1, 2, 8, 24],
+               "k40": [[1, 2, 4, 8, 16, 24, 3, 12][k % 8] for k in range(40)]}
+
+COUNTED = """
+    sizes = %r
+    m = drv.module_from_buffer(IMAGE)
+    before = fk.counters()
+    for name, want in sizes.items():
+        f = m.get_function(name)
+        assert [s for _, s in f.param_info] == want, (name, f.param_info)
+    c = fk.counters()
+    # One cuFuncGetParamInfo a parameter, none past the last.
+    assert c["param_info_calls"] - before["param_info_calls"] == sum(map(len, sizes.values()))
+    assert c["param_info_errors"] == 0 and c["errors"] == 0, fk.last_error()
+
+    # The checks at launch and in prepare() still work.
+    f = m.get_function("k5")
+    for args, words in [((np.uint64(0),), "kernel 'k5' takes 5 arguments (1 given)"),
+                        ((np.uint64(0), np.int8(1), np.int32(2), np.float64(3), np.uint64(4)),
+                         "argument 2 (0-based) of kernel 'k5': parameter is 2 bytes")]:
+        try:
+            f(*args, block=(1,))
+        except TypeError as e:
+            assert words in str(e), str(e)
+        else:
+            raise AssertionError("launched with %%r" %% (args,))
+    blob = np.frombuffer(bytes(range(24)), np.uint8).view("V24")[0]
+    values = [np.uint64(5), np.int8(-1), np.int16(7), np.float64(0.5), blob]
+    f(*values, block=(1,))
+    assert fk.last_launch()["params"] == expected_params(values)
+    f1 = m.get_function("k1")
+    assert f1.prepare("P") is f1
+    try:
+        f1.prepare("Pi")
+    except TypeError as e:
+        assert "takes 1 arguments, prepare() got 2" in str(e), str(e)
+    else:
+        raise AssertionError("prepare() accepted two types for one parameter")
+    m.get_function("k0")(block=(1,))
+    assert fk["launches"] == 2
+    assert fk["param_info_errors"] == 0 and fk["errors"] == 0, fk.last_error()
+""" % PARAM_SIZES
+
+
+def _fake_image():
+    return "image(%s)" % ", ".join(
+        repr("kernel %s %s" % (name, ",".join(map(str, sizes)) or "-"))
+        for name, sizes in PARAM_SIZES.items())
+
+
+def test_param_count_comes_from_cu_func_get_param_count(fake_lib):
+    check(fake_lib, "    IMAGE = %s\n" % _fake_image() + COUNTED + """
+    assert fk["param_count_calls"] == 7
+    # A kernel the driver has no information on: unknown, and asked once.
+    g = drv.module_from_buffer(image("kernel n 8,4 noinfo")).get_function("n")
+    assert g.param_info is None
+    c = fk.counters()
+    assert c["param_count_calls"] == 8 and c["param_info_errors"] == 0, c
+""")
+
+
+def test_param_count_comes_from_the_ptx_image_without_cu_func_get_param_count(
+        fake_lib_no_count, tmp_path):
+    path = tmp_path / "k.ptx"
+    check(fake_lib_no_count, "    IMAGE = ptx(**%r)\n" % PARAM_SIZES + COUNTED + """
+    assert not hasattr(fk.lib, "cuFuncGetParamCount")
+    assert fk["param_count_calls"] == 0
+    # module_from_file reads the count from the file's image too.
+    with open(%r, "wb") as out:
+        out.write(IMAGE)
+    f = drv.module_from_file(out.name).get_function("k40")
+    assert [s for _, s in f.param_info] == sizes["k40"]
+    assert fk["param_info_errors"] == 0 and fk["errors"] == 0, fk.last_error()
+""" % str(path))
+
+
+def test_param_count_unknown_without_cu_func_get_param_count_or_a_readable_image(
+        fake_lib_no_count):
+    # A FAKE image is neither cubin nor PTX: nothing tells the count, so
+    # cuFuncGetParamInfo is never called and launches are not checked.
+    check(fake_lib_no_count, """
+        m = drv.module_from_buffer(image("kernel k 8,4", "kernel z -"))
+        f = m.get_function("k")
+        assert f.param_info is None and m.get_function("z").param_info is None
+        values = [np.uint64(3), np.int32(-4)]
+        f(*values, block=(1,))
+        assert fk.last_launch()["params"] == expected_params(values)
+        c = fk.counters()
+        assert c["param_info_calls"] == 0 and c["param_count_calls"] == 0, c
+        assert c["errors"] == 0, fk.last_error()
     """)

@@ -1,8 +1,8 @@
 /*
  * A fake libcuda.so.1 for gpuarr's CPU tests.
  *
- * It exports every entry point gpuarr/_driver.pyx resolves (with the
- * versioned names it asks dlsym for) and implements them on host memory:
+ * It exports every entry point gpuarr's driver layer resolves (in
+ * gpuarr/_driver_load.pxi, with the versioned names it asks dlsym for) and implements them on host memory:
  * one device ("Fake GPU", compute capability 9.0, 132 SMs), a context stack
  * per thread, a primary context with a reference count, device memory from
  * malloc, streams and events that complete at once, and "modules" read from
@@ -15,11 +15,25 @@
  * SIZES is a comma-separated list of parameter sizes in bytes ("-" for a
  * kernel without parameters). Parameters are laid out with natural
  * alignment (the largest power of two dividing the size, at most 16), which
- * is what cuFuncGetParamInfo reports. "noinfo" makes cuFuncGetParamInfo
- * answer CUDA_ERROR_NOT_SUPPORTED, as a driver older than CUDA 12.4 would.
+ * is what cuFuncGetParamInfo reports. "noinfo" makes cuFuncGetParamCount
+ * and cuFuncGetParamInfo answer CUDA_ERROR_NOT_SUPPORTED, as a driver older
+ * than CUDA 12.4 would.
  * Effects run at launch: "inc" adds 1 to each of the n bytes at p for a
  * kernel (p, int n); "copy" copies n bytes from src to dst for a kernel
  * (dst, src, int n).
+ *
+ * A PTX image (text with a ".version" directive) is read too: each
+ * ".entry NAME(...)" becomes a kernel whose parameters have the sizes of
+ * their ".param" types (.b8/.u8/.s8: 1 byte ... .b64/.u64/.s64/.f64: 8,
+ * times the count of an array "name[N]"), each at its ".align" or else its
+ * type's size. Nothing else of the PTX is checked.
+ *
+ * cuFuncGetParamCount is exported unless built with -DFAKE_NO_PARAM_COUNT,
+ * which makes the driver of CUDA 12.4 to 13.0 (cuFuncGetParamInfo only).
+ * The counters param_count_calls, param_info_calls and param_info_errors
+ * (calls of cuFuncGetParamInfo that did not return CUDA_SUCCESS) show how
+ * gpuarr asked; asking past the last parameter is an error, as it is in a
+ * compute-sanitizer run.
  *
  * Every launch records its packed parameter bytes, grid, block, shared
  * memory and stream; helpers prefixed fake_ let Python read that record and
@@ -28,6 +42,7 @@
  *
  * Build: cc -shared -fPIC -O1 -o libcuda.so.1 fake_libcuda.c
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -146,7 +161,8 @@ static struct {
     long long init_calls, launches, mem_free_calls, wrong_context_frees,
         wrong_context_releases, wrong_context_launches, errors, sync_calls,
         contexts_created, contexts_destroyed, primary_resets,
-        stream_syncs, module_loads;
+        stream_syncs, module_loads, param_count_calls, param_info_calls,
+        param_info_errors;
     Ctx *last_sync_ctx;
 } cnt;
 
@@ -1162,10 +1178,149 @@ static void write_log(char *buf, size_t cap, const char *text)
         snprintf(buf, cap, "%s", text);
 }
 
-/* Parse a FAKE image into kernels (prepended to *funcs) and globals (made
- * into resources of the module). Returns 0, or writes why into msg. */
+/* A kernel with no parameters yet, and the attributes every kernel has. */
+static Func *new_func(const char *name, size_t len)
+{
+    Func *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    snprintf(f->name, sizeof f->name, "%.*s", (int)len, name);
+    f->alive = 1;
+    f->attrs[0] = 1024;
+    f->attrs[4] = 32;
+    f->attrs[5] = 90;
+    f->attrs[6] = 90;
+    f->attrs[8] = 49152;
+    f->attrs[9] = -1;
+    return f;
+}
+
+/* Append a parameter of `size` bytes at the next multiple of `align`.
+ * Returns 0, or -1 when there are too many or they are too large. */
+static int add_param(Func *f, size_t size, size_t align)
+{
+    if (f->nparams >= MAX_PARAMS)
+        return -1;
+    size_t off = (f->total + align - 1) / align * align;
+    if (off + size > RECORD_BYTES)
+        return -1;
+    f->sizes[f->nparams] = size;
+    f->offsets[f->nparams] = off;
+    f->nparams++;
+    f->total = off + size;
+    return 0;
+}
+
+static size_t ptx_type_size(const char *t, size_t n)
+{
+    static const struct { const char *name; size_t size; } TYPES[] = {
+        {"b8", 1}, {"u8", 1}, {"s8", 1}, {"b16", 2}, {"u16", 2}, {"s16", 2},
+        {"f16", 2}, {"b32", 4}, {"u32", 4}, {"s32", 4}, {"f32", 4},
+        {"b64", 8}, {"u64", 8}, {"s64", 8}, {"f64", 8},
+    };
+    for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++)
+        if (strlen(TYPES[i].name) == n && strncmp(t, TYPES[i].name, n) == 0)
+            return TYPES[i].size;
+    return 0;
+}
+
+/* One ".param ..." declaration between p and end: its size and alignment. */
+static int ptx_param(const char *p, const char *end, size_t *size, size_t *align)
+{
+    size_t type = 0, count = 1;
+    int pointee = 0;            /* after ".ptr", ".align" is the pointee's */
+    *align = 0;
+    while (p < end) {
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (p < end && !isspace((unsigned char)*p) && *p != '[')
+            p++;
+        if (w == p) {
+            if (p < end && *p == '[') {
+                count = strtoul(p + 1, NULL, 10);
+                break;
+            }
+            continue;
+        }
+        if (*w == '.' && strncmp(w, ".align", 6) == 0 && p - w == 6) {
+            size_t a = strtoul(p, (char **)&p, 10);
+            if (!pointee)
+                *align = a;
+        } else if (*w == '.' && strncmp(w, ".ptr", 4) == 0 && p - w == 4) {
+            pointee = 1;
+        } else if (*w == '.') {
+            size_t t = ptx_type_size(w + 1, (size_t)(p - w - 1));
+            if (t)
+                type = t;
+        } else if (p < end && *p == '[') {
+            count = strtoul(p + 1, NULL, 10);
+            break;
+        }
+    }
+    if (!type || !count)
+        return -1;
+    *size = type * count;
+    if (!*align)
+        *align = type;
+    return 0;
+}
+
+/* Kernels of a PTX image, from its ".entry" declarations. */
+static int parse_ptx(const char *image, Res *mod, int *nk, char *msg, size_t cap)
+{
+    for (const char *p = strstr(image, ".entry"); p; p = strstr(p, ".entry")) {
+        p += 6;
+        if (!isspace((unsigned char)*p))
+            continue;
+        while (isspace((unsigned char)*p))
+            p++;
+        const char *name = p;
+        while (isalnum((unsigned char)*p) || *p == '_' || *p == '$' || *p == '%')
+            p++;
+        Func *f = new_func(name, (size_t)(p - name));
+        if (!f) {
+            snprintf(msg, cap, "fake-jit: out of memory");
+            return -1;
+        }
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == '(') {
+            const char *close = strchr(p, ')');
+            if (!close) {
+                snprintf(msg, cap, "fake-jit: unclosed parameter list of %s", f->name);
+                free(f);
+                return -1;
+            }
+            for (const char *q = strstr(p, ".param"); q && q < close; ) {
+                const char *next = strstr(q + 6, ".param");
+                const char *stop = (next && next < close) ? next : close;
+                const char *comma = memchr(q, ',', (size_t)(stop - q));
+                size_t size, align;
+                if (ptx_param(q + 6, comma ? comma : stop, &size, &align) != 0
+                        || add_param(f, size, align) != 0) {
+                    snprintf(msg, cap, "fake-jit: bad parameter %d of %s", f->nparams, f->name);
+                    free(f);
+                    return -1;
+                }
+                q = (next && next < close) ? next : NULL;
+            }
+            p = close;
+        }
+        f->next_in_module = mod->funcs;
+        mod->funcs = f;
+        (*nk)++;
+    }
+    return 0;
+}
+
+/* Parse a FAKE or PTX image into kernels (prepended to the module's list)
+ * and globals (made into resources of the module). Returns 0, or writes why
+ * into msg. */
 static int parse_image(const char *image, Res *mod, Ctx *c, int *nk, int *ng, char *msg, size_t cap)
 {
+    if (strncmp(image, "FAKE", 4) != 0 && strstr(image, ".version"))
+        return parse_ptx(image, mod, nk, msg, cap);
     if (strncmp(image, "FAKE", 4) != 0) {
         snprintf(msg, cap, "fake-jit: not a FAKE image (it starts with %.8s...)", image);
         return -1;
@@ -1187,18 +1342,9 @@ static int parse_image(const char *image, Res *mod, Ctx *c, int *nk, int *ng, ch
         if (got <= 0 || word[0] == '#')
             continue;
         if (strcmp(word, "kernel") == 0 && got >= 3) {
-            Func *f = calloc(1, sizeof *f);
+            Func *f = new_func(name, strlen(name));
             if (!f)
                 goto oom;
-            snprintf(f->name, sizeof f->name, "%s", name);
-            f->alive = 1;
-            f->attrs[0] = 1024;
-            f->attrs[4] = 32;
-            f->attrs[5] = 90;
-            f->attrs[6] = 90;
-            f->attrs[8] = 49152;
-            f->attrs[9] = -1;
-            size_t off = 0;
             if (strcmp(sizes, "-") != 0) {
                 char *s2 = NULL;
                 for (char *tok = strtok_r(sizes, ",", &s2); tok; tok = strtok_r(NULL, ",", &s2)) {
@@ -1209,20 +1355,13 @@ static int parse_image(const char *image, Res *mod, Ctx *c, int *nk, int *ng, ch
                         free(text);
                         return -1;
                     }
-                    size_t a = natural_align((size_t)v);
-                    off = (off + a - 1) / a * a;
-                    f->sizes[f->nparams] = (size_t)v;
-                    f->offsets[f->nparams] = off;
-                    f->nparams++;
-                    off += (size_t)v;
+                    if (add_param(f, (size_t)v, natural_align((size_t)v)) != 0) {
+                        snprintf(msg, cap, "fake-jit: line %d: parameters too large", lineno);
+                        free(f);
+                        free(text);
+                        return -1;
+                    }
                 }
-            }
-            f->total = off;
-            if (off > RECORD_BYTES) {
-                snprintf(msg, cap, "fake-jit: line %d: parameters too large", lineno);
-                free(f);
-                free(text);
-                return -1;
             }
             const char *opts[2] = {opt1, opt2};
             for (int i = 0; i < 2; i++) {
@@ -1424,7 +1563,24 @@ EXPORT CUresult cuFuncSetCacheConfig(void *h, int config)
     return OK;
 }
 
-EXPORT CUresult cuFuncGetParamInfo(void *h, size_t index, size_t *offset, size_t *size)
+#ifndef FAKE_NO_PARAM_COUNT
+EXPORT CUresult cuFuncGetParamCount(void *h, size_t *count)
+{
+    NEED_INIT();
+    cnt.param_count_calls++;
+    Func *f = live_func(h);
+    if (!f)
+        return FAIL(E_INVALID_HANDLE);
+    if (f->noinfo)
+        return E_NOT_SUPPORTED;     /* an expected answer: not an error */
+    if (!count)
+        return FAIL(E_INVALID_VALUE);
+    *count = (size_t)f->nparams;
+    return OK;
+}
+#endif
+
+static CUresult param_info(void *h, size_t index, size_t *offset, size_t *size)
 {
     NEED_INIT();
     Func *f = live_func(h);
@@ -1433,12 +1589,21 @@ EXPORT CUresult cuFuncGetParamInfo(void *h, size_t index, size_t *offset, size_t
     if (f->noinfo)
         return E_NOT_SUPPORTED;     /* an expected answer: not an error */
     if (index >= (size_t)f->nparams)
-        return E_INVALID_VALUE;     /* the end of the list: not an error */
+        return FAIL(E_INVALID_VALUE);   /* past the last parameter */
     if (offset)
         *offset = f->offsets[index];
     if (size)
         *size = f->sizes[index];
     return OK;
+}
+
+EXPORT CUresult cuFuncGetParamInfo(void *h, size_t index, size_t *offset, size_t *size)
+{
+    CUresult r = param_info(h, index, offset, size);
+    cnt.param_info_calls++;
+    if (r != OK)
+        cnt.param_info_errors++;
+    return r;
 }
 
 static CUresult run_effect(Func *f, const unsigned char *b)
@@ -1689,7 +1854,8 @@ static const char COUNTER_NAMES[] =
     "primary_refcount,primary_active,wrong_context_frees,wrong_context_releases,"
     "wrong_context_launches,mem_free_calls,launches,errors,sync_calls,last_sync_ctx,"
     "stack_depth,current_ctx,init_calls,contexts_created,contexts_destroyed,"
-    "primary_resets,stream_syncs,module_loads";
+    "primary_resets,stream_syncs,module_loads,param_count_calls,param_info_calls,"
+    "param_info_errors";
 
 /* Comma-separated names of what fake_counters fills, in order. */
 EXPORT const char *fake_counter_names(void)
@@ -1701,7 +1867,7 @@ EXPORT const char *fake_counter_names(void)
  * stack depth and current context are the calling thread's. */
 EXPORT int fake_counters(long long *out, int n)
 {
-    long long v[32] = {0};
+    long long v[64] = {0};
     LOCK();
     for (Res *r = resources; r; r = r->next) {
         switch (r->kind) {
@@ -1734,8 +1900,11 @@ EXPORT int fake_counters(long long *out, int n)
     v[24] = cnt.primary_resets;
     v[25] = cnt.stream_syncs;
     v[26] = cnt.module_loads;
+    v[27] = cnt.param_count_calls;
+    v[28] = cnt.param_info_calls;
+    v[29] = cnt.param_info_errors;
     UNLOCK();
-    int total = 27;
+    int total = 30;
     for (int i = 0; i < n && i < total; i++)
         out[i] = v[i];
     return total;
@@ -1798,8 +1967,8 @@ __attribute__((destructor)) static void exit_report(void)
     FILE *f = fopen(path, "w");
     if (!f)
         return;
-    long long v[32];
-    int n = fake_counters(v, 32);
+    long long v[64];
+    int n = fake_counters(v, 64);
     char names[sizeof COUNTER_NAMES];
     memcpy(names, COUNTER_NAMES, sizeof names);
     char *save = NULL;

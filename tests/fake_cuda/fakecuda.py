@@ -54,14 +54,20 @@ class Fake:
         self.lib.fake_set_not_ready(int(bool(flag)))
 
 
+def natural_alignment(size):
+    """The largest power of two dividing ``size``, at most 16."""
+    align = 1
+    while align < 16 and size % (align * 2) == 0:
+        align *= 2
+    return align
+
+
 def natural_offsets(sizes):
     """Offsets the fake lays parameters at: each aligned to the largest
     power of two dividing its size (at most 16)."""
     offsets, off = [], 0
     for size in sizes:
-        align = 1
-        while align < 16 and size % (align * 2) == 0:
-            align *= 2
+        align = natural_alignment(size)
         off = (off + align - 1) // align * align
         offsets.append(off)
         off += size
@@ -82,3 +88,25 @@ def expected_params(values):
 def image(*lines):
     """A FAKE module image from directive lines."""
     return ("FAKE\n" + "\n".join(lines) + "\n").encode()
+
+
+def ptx(**kernels):
+    """A PTX image (bytes) with one ``.entry`` per keyword, ``name=sizes``.
+
+    A parameter of 1, 2, 4 or 8 bytes is declared as that unsigned type,
+    any other size as a ``.b8`` array aligned as :func:`natural_offsets`
+    places it, so the fake lays a PTX kernel out as it does a FAKE one.
+    """
+    lines = [".version 8.0", ".target sm_90", ".address_size 64", ""]
+    for name, sizes in kernels.items():
+        decls = []
+        for k, size in enumerate(sizes):
+            if size in (1, 2, 4, 8):
+                decls.append("\t.param .u%d %s_param_%d" % (8 * size, name, k))
+            else:
+                decls.append("\t.param .align %d .b8 %s_param_%d[%d]"
+                             % (natural_alignment(size), name, k, size))
+        lines.append(".visible .entry %s(%s)"
+                     % (name, "\n%s\n" % ",\n".join(decls) if decls else ""))
+        lines += ["{", "\tret;", "}", ""]
+    return "\n".join(lines).encode()

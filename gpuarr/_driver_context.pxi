@@ -1,0 +1,292 @@
+# Contexts; part of gpuarr/_driver.pyx, which includes this file.
+#
+# Owns: the Context class, the one-wrapper-per-CUcontext table (_contexts,
+# _last), the per-thread stack of contexts this module pushed (_tls,
+# _stack), adopting a context made current by someone else (_wrap_current),
+# _current_context() with the one "no current context" error, and the
+# detach hooks that upper layers register (add_detach_hook).
+
+# Callables run with a Context about to be detached, so upper layers (the
+# compiler's module cache) can drop what they hold in it without the driver
+# importing them.
+_detach_hooks = []
+
+
+def add_detach_hook(func):
+    """Call ``func(context)`` whenever a context is detached, before it is
+    released. For caches of upper layers; exceptions are ignored."""
+    if func not in _detach_hooks:
+        _detach_hooks.append(func)
+
+
+# Context wrappers by handle, so one CUcontext has one Python object.
+_contexts = weakref.WeakValueDictionary()
+# (handle, weak reference to its Context) of the last lookup, replaced as one
+# object so that threads with different current contexts never see a mixed
+# pair; weak, so the cache never keeps a context alive.
+cdef tuple _last = (0, None)
+# Per thread, the Context objects this module pushed, so that a pushed
+# context stays alive while it is on the stack (as the driver's stack
+# would have it), e.g. after Device(0).retain_primary_context().push().
+_tls = threading.local()
+
+
+cdef list _stack():
+    st = getattr(_tls, "stack", None)
+    if st is None:
+        st = _tls.stack = []
+    return st
+
+
+cdef void _stack_remove(Context ctx):
+    st = _stack()
+    for k in range(len(st) - 1, -1, -1):
+        if st[k] is ctx:
+            del st[k]
+            return
+
+
+cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
+    cdef Context ctx
+    key = <uintptr_t>c
+    old = _contexts.get(key)
+    if old is not None and (<Context>old).valid:
+        # A second retain of the same primary context: keep one wrapper,
+        # and give back the extra reference the driver just counted.
+        if owned and primary and (<Context>old).owned:
+            check(api.cuDevicePrimaryCtxRelease(dev.handle), "cuDevicePrimaryCtxRelease_v2")
+        return old
+    ctx = Context.__new__(Context)
+    ctx.ctx = c
+    ctx.device = dev
+    ctx.primary = primary
+    ctx.owned = owned
+    ctx.valid = True
+    _contexts[key] = ctx
+    return ctx
+
+
+cdef Context _wrap_current(CUcontext c):
+    """The Context object for ``c``, which is current on this thread."""
+    global _last
+    cdef CUdevice dev = 0
+    cdef CUcontext primary = NULL
+    cdef unsigned int flags = 0
+    cdef int active = 0
+    cdef tuple last = _last
+    if <uintptr_t>c == <uintptr_t>last[0] and last[1] is not None:
+        ctx = last[1]()
+        if ctx is not None and (<Context>ctx).valid:
+            return ctx
+    ctx = _contexts.get(<uintptr_t>c)
+    if ctx is None or not (<Context>ctx).valid:
+        check(api.cuCtxGetDevice(&dev), "cuCtxGetDevice")
+        d = _device_from_handle(dev)
+        check(api.cuDevicePrimaryCtxGetState(dev, &flags, &active), "cuDevicePrimaryCtxGetState")
+        ctx = None
+        if active:
+            check(api.cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain")
+            if primary == c:
+                # Current because someone else (CuPy, PyTorch, the runtime)
+                # made it so: hold our own reference while we use it.
+                ctx = _new_context(c, d, True, True)
+            else:
+                check(api.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease_v2")
+        if ctx is None:
+            ctx = _new_context(c, d, False, False)
+    _last = (<uintptr_t>c, weakref.ref(ctx))
+    return ctx
+
+
+cdef Context _current_context():
+    """The current Context; raises when none is current."""
+    cdef CUcontext c = NULL
+    _ensure()
+    check(api.cuCtxGetCurrent(&c), "cuCtxGetCurrent")
+    if c == NULL:
+        raise _errors.InvalidContextError(
+            "no CUDA context is current on this thread: import gpuarr.autoinit, "
+            "or call Device(n).retain_primary_context().push()",
+            code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+    return _wrap_current(c)
+
+
+class _ContextMethod:
+    """A method that acts on the instance, or on the current context when
+    called on the class (PyCUDA's ``Context.synchronize()`` is static)."""
+
+    def __init__(self, func):
+        self.func = func
+        functools.update_wrapper(self, func)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return functools.partial(self.func, None)
+        return functools.partial(self.func, obj)
+
+
+def _ctx_synchronize(Context self=None):
+    """Wait for all work in the context to finish (``cuCtxSynchronize``).
+
+    Called on the class, synchronizes the current context.
+    """
+    cdef CUresult r, r2 = CUDA_SUCCESS
+    cdef bint pushed = False
+    if self is None:
+        self = _current_context()
+    if not self.valid:
+        raise _errors.InvalidContextError("the context was detached")
+    with nogil:
+        r = _push_if_needed(self.ctx, &pushed)
+        if r == CUDA_SUCCESS:
+            r = api.cuCtxSynchronize()
+            r2 = _pop_if_pushed(pushed)
+    check(r, "cuCtxSynchronize")
+    check(r2, "cuCtxPopCurrent_v2")
+
+
+def _ctx_get_device(Context self=None):
+    """The :class:`Device` of this context (of the current one, on the class)."""
+    if self is None:
+        self = _current_context()
+    return self.device
+
+
+cdef class Context:
+    """A CUDA context (``CUcontext``).
+
+    Made by :meth:`Device.retain_primary_context` (the default, shared with
+    CuPy and PyTorch), :meth:`Device.make_context`, or returned by
+    :meth:`get_current`. Every handle made in a context keeps it alive.
+    """
+
+    def __init__(self):
+        raise TypeError("contexts come from Device.retain_primary_context(), "
+                        "Device.make_context() or Context.get_current()")
+
+    synchronize = _ContextMethod(_ctx_synchronize)
+    get_device = _ContextMethod(_ctx_get_device)
+
+    @property
+    def handle(self):
+        """The ``CUcontext`` as an int."""
+        return <uintptr_t>self.ctx
+
+    @property
+    def is_primary(self):
+        return bool(self.primary)
+
+    def push(self):
+        """Make this context current on this thread (``cuCtxPushCurrent``)."""
+        if not self.valid:
+            raise _errors.InvalidContextError("the context was detached")
+        check(api.cuCtxPushCurrent(self.ctx), "cuCtxPushCurrent_v2")
+        _stack().append(self)
+
+    @staticmethod
+    def pop():
+        """Pop the current context off this thread's stack
+        (``cuCtxPopCurrent``) and return it."""
+        cdef CUcontext c = NULL
+        _ensure()
+        check(api.cuCtxPopCurrent(&c), "cuCtxPopCurrent_v2")
+        ctx = _contexts.get(<uintptr_t>c)
+        st = _stack()
+        if st and (<Context>st[len(st) - 1]).ctx == c:
+            ctx = st.pop()
+        return ctx
+
+    @staticmethod
+    def get_current():
+        """The current context, or None when none is current."""
+        cdef CUcontext c = NULL
+        _ensure()
+        check(api.cuCtxGetCurrent(&c), "cuCtxGetCurrent")
+        if c == NULL:
+            return None
+        return _wrap_current(c)
+
+    def detach(self):
+        """Give up this object's hold on the context.
+
+        Pops it if it is current, then releases the primary context
+        (``cuDevicePrimaryCtxRelease``) or destroys a created one
+        (``cuCtxDestroy``). Handles still alive in it are dropped, with a
+        warning, when they die.
+        """
+        global _last
+        cdef CUcontext cur = NULL
+        if not self.valid:
+            return
+        for hook in list(_detach_hooks):
+            try:
+                hook(self)
+            except Exception:
+                pass
+        self.valid = False
+        if _last[1] is not None and _last[1]() is self:
+            _last = (0, None)
+        if not self.owned:
+            return
+        check(api.cuCtxGetCurrent(&cur), "cuCtxGetCurrent")
+        if cur == self.ctx and self.primary:
+            check(api.cuCtxPopCurrent(&cur), "cuCtxPopCurrent_v2")
+        if cur == self.ctx:       # popped above, or by cuCtxDestroy below
+            _stack_remove(self)
+        if self.primary:
+            check(api.cuDevicePrimaryCtxRelease(self.device.handle), "cuDevicePrimaryCtxRelease_v2")
+        else:
+            check(api.cuCtxDestroy(self.ctx), "cuCtxDestroy_v2")
+
+    @staticmethod
+    def get_limit(limit):
+        """Value of a ``CUlimit`` of the current context (``cuCtxGetLimit``)."""
+        cdef size_t v = 0
+        _current_context()
+        check(api.cuCtxGetLimit(&v, int(limit)), "cuCtxGetLimit")
+        return v
+
+    @staticmethod
+    def set_limit(limit, size_t value):
+        """Set a ``CUlimit`` of the current context (``cuCtxSetLimit``)."""
+        _current_context()
+        check(api.cuCtxSetLimit(int(limit), value), "cuCtxSetLimit")
+
+    @staticmethod
+    def get_cache_config():
+        """The current context's ``func_cache`` preference."""
+        cdef int v = 0
+        _current_context()
+        check(api.cuCtxGetCacheConfig(&v), "cuCtxGetCacheConfig")
+        from gpuarr._enums import func_cache
+        return func_cache(v)
+
+    @staticmethod
+    def set_cache_config(config):
+        """Set the current context's ``func_cache`` preference."""
+        _current_context()
+        check(api.cuCtxSetCacheConfig(int(config)), "cuCtxSetCacheConfig")
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and (<Context>other).ctx == self.ctx
+
+    def __hash__(self):
+        return hash(("Context", <uintptr_t>self.ctx))
+
+    def __repr__(self):
+        return "<gpuarr.driver.Context %s0x%x on device %d%s>" % (
+            "primary " if self.primary else "", <uintptr_t>self.ctx,
+            self.device.handle if self.device is not None else -1,
+            "" if self.valid else ", detached")
+
+    def __dealloc__(self):
+        cdef CUcontext cur = NULL
+        if not self.owned or not self.valid or _finalizing or not _loaded:
+            return
+        self.valid = False
+        if self.primary:
+            r = api.cuDevicePrimaryCtxRelease(self.device.handle)
+        else:
+            r = api.cuCtxDestroy(self.ctx)
+        if r != CUDA_SUCCESS:
+            _release_failed("context", r)

@@ -1,0 +1,142 @@
+# Devices; part of gpuarr/_driver.pyx, which includes this file.
+#
+# Owns: the Device class (count, name, attributes, total memory, the
+# default memory pool) and the two ways a context is made from a device
+# (retain_primary_context, make_context).
+
+cdef Device _device_from_handle(CUdevice h):
+    cdef Device d = Device.__new__(Device)
+    d.handle = h
+    return d
+
+
+cdef class Device:
+    """A CUDA device (``CUdevice``).
+
+    Parameters
+    ----------
+    ordinal : int
+        The device number, from 0 to ``Device.count() - 1``.
+
+    Raises
+    ------
+    LogicError
+        ``CUDA_ERROR_INVALID_DEVICE`` for an ordinal with no device.
+    """
+
+    def __init__(self, int ordinal):
+        _ensure()
+        check(api.cuDeviceGet(&self.handle, ordinal), "cuDeviceGet")
+
+    @staticmethod
+    def count():
+        """Number of CUDA devices (``cuDeviceGetCount``)."""
+        cdef int n = 0
+        _ensure()
+        check(api.cuDeviceGetCount(&n), "cuDeviceGetCount")
+        return n
+
+    def name(self):
+        """The device's name, such as ``'NVIDIA H200'``."""
+        cdef char buf[256]
+        check(api.cuDeviceGetName(buf, 256, self.handle), "cuDeviceGetName")
+        return buf.decode(errors="replace")
+
+    def get_attribute(self, attr):
+        """Value of one ``CUdevice_attribute`` (``cuDeviceGetAttribute``).
+
+        Parameters
+        ----------
+        attr : device_attribute or int
+        """
+        cdef int v = 0
+        check(api.cuDeviceGetAttribute(&v, int(attr), self.handle), "cuDeviceGetAttribute")
+        return v
+
+    def get_attributes(self):
+        """Every attribute the driver reports, as ``{device_attribute: int}``."""
+        from gpuarr._enums import device_attribute
+        cdef int v = 0
+        out = {}
+        for a in device_attribute:
+            if api.cuDeviceGetAttribute(&v, int(a), self.handle) == CUDA_SUCCESS:
+                out[a] = v
+        return out
+
+    def compute_capability(self):
+        """``(major, minor)``, such as ``(9, 0)`` for an H200."""
+        return (self.get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                self.get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+
+    def total_memory(self):
+        """Device memory in bytes (``cuDeviceTotalMem``)."""
+        cdef size_t n = 0
+        check(api.cuDeviceTotalMem(&n, self.handle), "cuDeviceTotalMem_v2")
+        return n
+
+    def get_default_mem_pool(self):
+        """The device's default stream-ordered pool (``cuDeviceGetDefaultMemPool``).
+
+        Returns
+        -------
+        MemoryPool
+            The pool ``cuMemAllocAsync`` draws from (see
+            :func:`mem_alloc_async`). The driver owns it; it is shared by
+            every user of the device in the process.
+
+        Raises
+        ------
+        NotSupportedError
+            When the driver has no stream-ordered allocator.
+        """
+        cdef CUmemoryPool pool = NULL
+        if api.cuDeviceGetDefaultMemPool == NULL or api.cuMemPoolSetAttribute == NULL \
+                or api.cuMemPoolGetAttribute == NULL or api.cuMemPoolTrimTo == NULL:
+            raise _errors.NotSupportedError("this driver has no stream-ordered memory pools")
+        check(api.cuDeviceGetDefaultMemPool(&pool, self.handle), "cuDeviceGetDefaultMemPool")
+        cdef MemoryPool mp = MemoryPool.__new__(MemoryPool)
+        mp.pool = pool
+        mp.device = self
+        return mp
+
+    def pci_bus_id(self):
+        """PCI bus id string, such as ``'0000:1B:00.0'``."""
+        cdef char buf[64]
+        check(api.cuDeviceGetPCIBusId(buf, 64, self.handle), "cuDeviceGetPCIBusId")
+        return buf.decode()
+
+    def retain_primary_context(self):
+        """Retain the device's primary context (``cuDevicePrimaryCtxRetain``).
+
+        The primary context is the one the CUDA runtime, CuPy and PyTorch use,
+        so objects made in it can be shared with them. The returned
+        :class:`Context` is not made current: call ``push()``. It is released
+        (``cuDevicePrimaryCtxRelease``) by ``detach()`` or when it dies.
+        """
+        cdef CUcontext c = NULL
+        check(api.cuDevicePrimaryCtxRetain(&c, self.handle), "cuDevicePrimaryCtxRetain")
+        return _new_context(c, self, True, True)
+
+    def make_context(self, unsigned int flags=0):
+        """Create a new context on this device and make it current
+        (``cuCtxCreate``). It is destroyed by ``detach()`` or when it dies."""
+        cdef CUcontext c = NULL
+        if api.cuCtxCreate_v4 != NULL:
+            check(api.cuCtxCreate_v4(&c, NULL, flags, self.handle), "cuCtxCreate_v4")
+        else:
+            check(api.cuCtxCreate(&c, flags, self.handle), "cuCtxCreate_v2")
+        ctx = _new_context(c, self, False, True)
+        _stack().append(ctx)      # cuCtxCreate made it current
+        return ctx
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (<Device>other).handle == self.handle
+
+    def __hash__(self):
+        return hash(("Device", self.handle))
+
+    def __repr__(self):
+        return "<gpuarr.driver.Device %d>" % self.handle
+
+    def __reduce__(self):
+        return (Device, (self.handle,))
