@@ -33,9 +33,10 @@ import re
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
+from . import _dtypes, _percontext
+from . import driver as _drv
+from ._enums import device_attribute
+from ._kernelspec import KernelSpec, compile_function
 from .kernels import render, convert, load_expr, store_expr
 from .kernels.ops import get_op, op_expression, COMPARISONS, OPS
 
@@ -171,85 +172,39 @@ def resolve(op, *operands):
 # ---------------------------------------------------------------------------
 # kernel specialisation and cache
 
-_CTX_STATE = _percontext.table()  # context -> (plans, kernels, sm count)
 _MAX_PLANS = 2048
 _GRID_MAX = 2 ** 31 - 1     # gridDim.x limit
-# The state of the context seen last: (context, state).  A launch compares
-# the current context with it by identity instead of hashing it.
-_LAST = (None, None)
-_DRV = None
+
+
+def _new_state(ctx):
+    """A context's state: (plans by key, kernels by kernel key, its
+    device's multiprocessor count)."""
+    sm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
+    return ({}, {}, int(sm))
+
+
+#: The current context's state (see :func:`_new_state`).
+_ctx_state = _percontext.state(_new_state)
 
 
 def clear_cache():
     """Forget every launch plan and kernel (they are rebuilt on demand)."""
-    global _LAST
-    _CTX_STATE.clear()
-    _LAST = (None, None)
-
-
-def _forget_last(ctx):
-    global _LAST
-    if _LAST[0] is ctx:
-        _LAST = (None, None)
-
-
-_percontext.on_detach(_forget_last)
-
-
-def _drv():
-    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
-    global _DRV
-    d = _DRV
-    if d is None:
-        from . import driver as d
-        _DRV = d
-    return d
+    _ctx_state.clear()
 
 
 def current_context():
     """The current :class:`gpuarr.driver.Context`, or None."""
-    d = _DRV
-    if d is None:
-        d = _drv()
-    return d.Context.get_current()
-
-
-def _ctx_state():
-    global _LAST
-    ctx = current_context()
-    last = _LAST
-    if ctx is last[0] and ctx is not None:
-        return last[1]
-    st = _CTX_STATE.get(ctx)
-    if st is None:
-        if ctx is None:
-            raise _errors_invalid_context()
-        drv = _drv()
-        sm = ctx.get_device().get_attribute(
-            drv.device_attribute.MULTIPROCESSOR_COUNT)
-        st = ({}, {}, int(sm))
-        _CTX_STATE[ctx] = st
-    _LAST = (ctx, st)
-    return st
-
-
-def _errors_invalid_context():
-    from ._errors import InvalidContextError
-    return InvalidContextError(
-        "no CUDA context is current: import gpuarr.autoinit first",
-        code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+    return _drv.Context.get_current()
 
 
 def _compile(kernels, kkey, source, name, arg_chars, options=None):
-    fn = kernels.get(kkey)
-    if fn is None:
-        from .compiler import SourceModule
-        mod = SourceModule(source, options=options, no_extern_c=True)
-        fn = mod.get_function(name)
-        fn.prepare(arg_chars)
-        kernels[kkey] = (fn, mod)
-        return fn
-    return fn[0]
+    """The function of ``kernels[kkey]``, compiled from ``source`` first
+    when missing."""
+    ent = kernels.get(kkey)
+    if ent is None:
+        ent = kernels[kkey] = compile_function(source, name, arg_chars,
+                                               options)
+    return ent[0]
 
 
 def _scalar_param(dt):
@@ -331,19 +286,6 @@ def _make_plan(state, op, loop_in, op_out, outputs, inputs, scalar, shape):
     else:
         fn = entry[0]
     return _Plan(fn, spec.grid, spec.block, spec.tail, spec.scalars)
-
-
-class KernelSpec:
-    """Everything about one launch except the device: the kernel's cache
-    key, how to render it, its argument format, grid and trailing
-    arguments.  Built by :func:`plan_spec` (no GPU needed)."""
-
-    __slots__ = ("kkey", "name", "render_kw", "chars", "grid", "block",
-                 "tail", "scalars", "path")
-
-    def source(self):
-        """Render the kernel's CUDA source."""
-        return render("elementwise.cu.mako", **self.render_kw)
 
 
 def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
@@ -528,7 +470,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         kshape = (vec, tile, tuple(ad["kind"] for ad in adesc))
     params = params + [(itype if t == "I" else t, n) for t, n in tparams]
     chars = "".join(chars) + ich * len(tparams)
-    spec = KernelSpec()
+    spec = KernelSpec("elementwise.cu.mako")
     spec.path = path
     spec.kkey = (path, op.name, tuple(in_dts), tuple(scalar), tuple(loop_in),
                  tuple(out_dts), itype, kshape)
@@ -1272,12 +1214,9 @@ class ElementwiseKernel:
             chars = "".join("P" if not isinstance(a, ScalarArg)
                             else _arg_char(a.dtype) for a in self.args)
             chars += ("q" if wide else "i") * 3
-            from .compiler import SourceModule
-            mod = SourceModule(self._source(itype, dense, restrict, vec),
-                               options=self.options, no_extern_c=True,
-                               keep=self.keep)
-            fn = mod.get_function(self.name)
-            fn.prepare(chars)
+            fn, mod = compile_function(
+                self._source(itype, dense, restrict, vec), self.name, chars,
+                self.options, self.keep)
             self._fns[key] = (state, fn)
             self._mod = mod
         if dense:

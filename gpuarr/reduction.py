@@ -34,13 +34,15 @@ import collections
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
+from . import _dtypes, _percontext, tools
+from . import driver as _drv
+from ._enums import device_attribute
+from ._kernelspec import KernelSpec
 from .kernels import render, convert, store_expr
 
 __all__ = ["run_reduction", "ReductionKernel", "reduce_spec", "OPS",
-           "set_array_factory", "clear_cache", "full_entry"]
+           "set_array_factory", "clear_cache", "full_entry", "state", "State",
+           "MAX_PLANS"]
 
 _BLOCK = 256
 _RS = _BLOCK // 32          # slices of the cols path
@@ -50,7 +52,9 @@ _PART_BYTES = max(_MAX_ROW_ITEMS, _MAX_COL_ITEMS * 32) * 32
 # explicit streams whose workspace (2 MiB) is kept, per context
 _MAX_STREAM_WS = 8
 _TICKETS = _MAX_ROW_ITEMS
-_MAX_PLANS = 4096
+#: Plans kept per context before they are all dropped (the array layer's
+#: entries in :attr:`State.fast` follow the same limit).
+MAX_PLANS = 4096
 _MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
 _MIN_SEG = 8192             # fewest elements worth a block of their own
 _ROW_UNROLL = 8             # vector loads per step, one block per long row
@@ -334,18 +338,6 @@ def op_code(op, in_dts, ct, aux_dt=None):
 # layout planning (pure Python)
 
 
-class KernelSpec:
-    """One launch, device-independent: kernel key, template variables,
-    argument format, grid and the trailing integer arguments."""
-
-    __slots__ = ("kkey", "name", "render_kw", "chars", "grid", "block",
-                 "tail", "offsets", "needs_ws", "path", "empty")
-
-    def source(self):
-        """The kernel's CUDA source."""
-        return render("reduction.cu.mako", **self.render_kw)
-
-
 def _estrides(a):
     isz = a.dtype.itemsize
     out = []
@@ -436,7 +428,7 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
         code = user["code"]
     mk, mks, mr, mrs, offs = _layout(shape, in_estr, out_estr, axes,
                                      commutative)
-    spec = KernelSpec()
+    spec = KernelSpec("reduction.cu.mako")
     spec.offsets = tuple(o * x.dtype.itemsize for o, x in zip(offs, inputs))
     n_rows = 1
     for n in mk:
@@ -599,14 +591,26 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
 # ---------------------------------------------------------------------------
 # per-context state: plans, kernels, workspaces
 
-_CTX_STATE = _percontext.table()
-_drv = None
+class State:
+    """The per-context state of reductions (see :func:`state`).
 
-
-class _State:
-    """Per-context state: plans by key, kernels by kernel key, the SM
-    count, per-stream workspaces, full-reduction launch entries
-    (:func:`full_entry`) and the context's device memory pool."""
+    Attributes
+    ----------
+    plans : dict
+        Launch plans by call key.
+    kernels : dict
+        Compiled kernels (function, module) by kernel key.
+    nsm : int
+        The device's multiprocessor count.
+    ws : collections.OrderedDict
+        Per-stream workspaces (see :func:`_workspace`).
+    fast : dict
+        For the array layer: its cached launch entries of full reductions
+        (:func:`full_entry`), cleared with the plans and by
+        :func:`clear_cache`; keep at most :data:`MAX_PLANS` there.
+    pool : object
+        The context's device memory pool (:func:`gpuarr.tools.default_pool`).
+    """
 
     __slots__ = ("plans", "kernels", "nsm", "ws", "fast", "pool")
 
@@ -619,46 +623,32 @@ class _State:
         self.pool = pool
 
 
+def _new_state(ctx):
+    nsm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
+    return State(int(nsm), tools.default_pool())
+
+
+state = _percontext.state(_new_state, "state", """\
+Return the current context's :class:`State` (made on first use).
+
+One ``Context.get_current`` and an identity test per call once made.
+
+Raises
+------
+gpuarr.driver.InvalidContextError
+    When no context is current.
+""")
+# the names gpuarr.reductions uses until it moves to state and MAX_PLANS
+_state = state
+_MAX_PLANS = MAX_PLANS
+
+
 def clear_cache():
     """Forget every plan and kernel (rebuilt on demand); keeps workspaces."""
-    for st in _CTX_STATE.values():
+    for st in list(state.states.values()):
         st.plans.clear()
         st.kernels.clear()
         st.fast.clear()
-
-
-def _driver():
-    """gpuarr.driver, imported once (not on every call)."""
-    global _drv
-    if _drv is None:
-        from . import driver
-        _drv = driver
-    return _drv
-
-
-def _state():
-    """The current context's :class:`_State` (one ``Context.get_current``
-    and one dict lookup once it exists)."""
-    ctx = (_drv or _driver()).Context.get_current()
-    st = _CTX_STATE.get(ctx)
-    if st is None:
-        st = _new_state(ctx)
-    return st
-
-
-def _new_state(ctx):
-    drv = _driver()
-    if ctx is None:
-        from ._errors import InvalidContextError
-        raise InvalidContextError(
-            "no CUDA context is current: import gpuarr.autoinit first",
-            code=201, name="CUDA_ERROR_INVALID_CONTEXT")
-    from . import tools
-    nsm = ctx.get_device().get_attribute(
-        drv.device_attribute.MULTIPROCESSOR_COUNT)
-    st = _State(int(nsm), tools.default_pool())
-    _CTX_STATE[ctx] = st
-    return st
 
 
 def _workspace(st, stream):
@@ -674,9 +664,8 @@ def _workspace(st, stream):
     key = 0 if stream is None else getattr(stream, "handle", id(stream))
     ws = st.ws.get(key)
     if ws is None:
-        drv = _driver()
-        mem = drv.mem_alloc(_PART_BYTES + 4 * _TICKETS)
-        drv.memset_d8(int(mem) + _PART_BYTES, 0, 4 * _TICKETS)
+        mem = _drv.mem_alloc(_PART_BYTES + 4 * _TICKETS)
+        _drv.memset_d8(int(mem) + _PART_BYTES, 0, 4 * _TICKETS)
         ws = (mem, int(mem), int(mem) + _PART_BYTES, stream)
         st.ws[key] = ws
         _percontext.evict_stream_buffers(st.ws, _MAX_STREAM_WS + 1, keep=0)
@@ -693,13 +682,7 @@ class _Plan:
 def _get_fn(st, spec, options=None, keep=False):
     ent = st.kernels.get(spec.kkey)
     if ent is None:
-        from .compiler import SourceModule
-        mod = SourceModule(spec.source(), options=options, keep=keep,
-                           no_extern_c=True)
-        fn = mod.get_function(spec.name)
-        fn.prepare(spec.chars)
-        ent = (fn, mod)
-        st.kernels[spec.kkey] = ent
+        ent = st.kernels[spec.kkey] = spec.build(options, keep)
     return ent[0]
 
 
@@ -750,7 +733,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
         x = inputs[0]
         key = (op, ct, axes, x.dtype, x.shape, x.strides, x.ptr & 15,
                out.dtype, out.shape, out.strides)
-        st = _state()
+        st = state()
         plan = st.plans.get(key)
         if plan is None:
             plan = _new_plan(st, key, op, inputs, out, axes, ct, None)
@@ -771,7 +754,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     if aux is not None:
         key.append(aux.dtype)
     key = tuple(key)
-    st = _state()
+    st = state()
     plan = st.plans.get(key)
     if plan is None:
         plan = _new_plan(st, key, op, inputs, out, axes, ct,
@@ -798,11 +781,17 @@ def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):
     _dtypes.check_supported(out.dtype)
     spec = reduce_spec(op, inputs, out, axes, ct, aux_dt, st.nsm)
     plan = _make_plan(st, spec)
-    if len(st.plans) >= _MAX_PLANS:
+    _keep_plan(st, key, plan)
+    return plan
+
+
+def _keep_plan(st, key, plan):
+    """Remember a plan, dropping every plan (and the array layer's entries
+    built on them) first when :data:`MAX_PLANS` are kept."""
+    if len(st.plans) >= MAX_PLANS:
         st.plans.clear()
         st.fast.clear()
     st.plans[key] = plan
-    return plan
 
 
 def full_entry(st, op, x, out_dt, ct, scale=1.0):
@@ -811,8 +800,8 @@ def full_entry(st, op, x, out_dt, ct, scale=1.0):
 
     Parameters
     ----------
-    st : _State
-        The current context's state (:func:`_state`).
+    st : State
+        The current context's state (:func:`state`).
     op : str
         A one-input key of :data:`OPS` without auxiliary values.
     x : array-like
@@ -984,7 +973,6 @@ class ReductionKernel:
                 chars += "P"
         self._params = params
         self._chars = chars
-        self._kernels = {}
 
     def _user(self):
         return {"code": self._code, "args": self._params,
@@ -1052,9 +1040,11 @@ class ReductionKernel:
             if out.dtype != self.dtype_out:
                 raise TypeError("out has dtype %s where %s was declared"
                                 % (out.dtype, self.dtype_out))
-        st = _state()
-        key = (shape, axes, out.strides, id(st))
-        plan = self._kernels.get(key)
+        st = state()
+        # the plans live in the context's state (dropped with it), under a
+        # key holding this kernel itself: nothing is keyed by an id()
+        key = (self, shape, axes, out.strides)
+        plan = st.plans.get(key)
         if plan is None:
             virt = _Fake(0, self._vec[0].dtype, shape,
                          _c_strides(shape, self._vec[0].dtype.itemsize))
@@ -1062,7 +1052,7 @@ class ReductionKernel:
                                nsm=st.nsm, user=self._user())
             spec.kkey = (self,) + spec.kkey
             plan = _make_plan(st, spec, self.options, self.keep)
-            self._kernels[key] = plan
+            _keep_plan(st, key, plan)
         if plan.empty:
             return out
         a = [out.ptr] + list(vals)

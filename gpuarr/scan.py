@@ -33,9 +33,10 @@ import re
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
+from . import _dtypes, _percontext
+from . import driver as _drv
+from ._enums import device_attribute, function_attribute
+from ._kernelspec import compile_function
 from .kernels import render, convert, load_expr, store_expr
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
@@ -278,40 +279,21 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
 # ---------------------------------------------------------------------------
 # per-context state: kernels and the descriptor scratch buffers
 
-_STATE = _percontext.table()  # context -> (kernels dict, scratch OrderedDict)
 _MAX_SCRATCH = 16    # streams with a cached scratch buffer, per context
+
+
+def _new_state(ctx):
+    """A context's state: (kernels and layouts by key, scratch buffers by
+    stream)."""
+    return ({}, collections.OrderedDict())
+
+
+_state = _percontext.state(_new_state)
 
 
 def clear_cache():
     """Forget compiled kernels and scratch buffers (rebuilt on demand)."""
-    _STATE.clear()
-
-
-_DRV = None
-
-
-def _drv():
-    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
-    global _DRV
-    if _DRV is None:
-        from . import driver
-        _DRV = driver
-    return _DRV
-
-
-def _state():
-    drv = _drv()
-    ctx = drv.Context.get_current()
-    st = _STATE.get(ctx)
-    if st is None:
-        if ctx is None:
-            from ._errors import InvalidContextError
-            raise InvalidContextError(
-                "no CUDA context is current: import gpuarr.autoinit first",
-                code=201, name="CUDA_ERROR_INVALID_CONTEXT")
-        st = ({}, collections.OrderedDict())
-        _STATE[ctx] = st
-    return st
+    _state.clear()
 
 
 def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
@@ -319,24 +301,18 @@ def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
     hit = kernels.get(key)
     if hit is not None:
         return hit
-    from .compiler import SourceModule
     src = scan_source(kind, *render_args, name=name, impl=impl,
                       commutative=commutative)
-    mod = SourceModule(src, options=options, no_extern_c=True)
-    fn = mod.get_function(name)
-    if kind != "lookback":
-        fn.prepare("PPqqqqqq")
-        kernels[key] = (fn, mod, 0)
-    elif impl == "v1":
-        fn.prepare("PPQQP")
+    chars = ("PPqqqqqq" if kind != "lookback" else
+             "PPQQP" if impl == "v1" else "PPQQPI")
+    fn, mod = compile_function(src, name, chars, options)
+    if kind != "lookback" or impl == "v1":
         kernels[key] = (fn, mod, 0)
     elif impl == "v3":
-        fn.prepare("PPQQPI")
         in_dt, out_dt, loop_dt = render_args[:3]
         smem = (tile_size(in_dt, out_dt, loop_dt, "v3") * in_dt.itemsize
                 * v3_stages(in_dt, out_dt, loop_dt))
-        from ._enums import function_attribute as fa
-        fn.set_attribute(fa.MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+        fn.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
         sms = _device_attr("MULTIPROCESSOR_COUNT", 132)
         kernels[key] = (fn, mod, sms, smem)
     return kernels[key]
@@ -346,8 +322,7 @@ def _device_attr(name, default):
     """A ``device_attribute`` of the current device (``default`` if the
     query fails)."""
     try:
-        from ._enums import device_attribute as da
-        return _drv().Context.get_device().get_attribute(getattr(da, name))
+        return _drv.Context.get_device().get_attribute(getattr(device_attribute, name))
     except Exception:
         return default
 
@@ -382,9 +357,8 @@ def _scratch(scratches, stream, nbytes):
         _percontext.retire_stream_buffer(ent)
     size = max(nbytes, 1 << 16)
     size = 1 << (size - 1).bit_length()
-    drv = _drv()
-    buf = drv.mem_alloc(size)
-    drv.memset_d32_async(buf, 0, size // 4, stream)
+    buf = _drv.mem_alloc(size)
+    _drv.memset_d32_async(buf, 0, size // 4, stream)
     scratches[key] = (buf, size, stream)
     scratches.move_to_end(key)
     _percontext.evict_stream_buffers(scratches, _MAX_SCRATCH, keep=key)

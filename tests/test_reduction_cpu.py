@@ -434,9 +434,9 @@ def fake_driver(monkeypatch):
     monkeypatch.setattr(drv, "Context", Ctx)
     monkeypatch.setattr(drv, "mem_alloc", alloc)            # workspaces
     monkeypatch.setattr(drv, "memset_d8", lambda p, v, n: None)
-    monkeypatch.setitem(tools._POOLS, ctx, pool)
-    st = R._State(132, pool)
-    monkeypatch.setattr(R, "_CTX_STATE", {ctx: st})
+    monkeypatch.setitem(tools.default_pool.states, ctx, pool)
+    st = R.State(132, pool)
+    monkeypatch.setitem(R.state.states, ctx, st)
     fns = []
 
     def get_fn(st, spec, options=None, keep=False):
