@@ -16,8 +16,12 @@ Binning: sizes up to 512 bytes share one bin; above that a request is rounded
 up to the next multiple of a quarter of its power-of-two octave
 (``2**(e-3)`` for ``2**(e-1) < n <= 2**e``), so at most 25 % of a block
 is wasted while blocks of nearby sizes are still shared.
+
+:func:`context_dependent_memoize` (PyCUDA's name) caches a function's
+results per current context, on the mechanism of :mod:`gpuarr._percontext`.
 """
 
+import functools
 import gc
 import os
 
@@ -29,7 +33,8 @@ from ._enums import device_attribute, mem_pool_attribute
 
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
            "PooledHostAllocation", "StreamOrderedMemoryPool", "bin_size",
-           "default_pool"]
+           "default_pool", "context_dependent_memoize",
+           "clear_context_caches"]
 
 _MIN_BLOCK = 512
 _BIN_CACHE = {}
@@ -552,3 +557,77 @@ class PageLockedMemoryPool:
         """Free held blocks and stop keeping returned ones."""
         self._holding = False
         self.free_held()
+
+
+# ---------------------------------------------------------------------------
+# per-context memoization (PyCUDA's pycuda.tools names)
+
+_memos = []        # the results getters of every memoized function
+_KWARGS = object()  # separates positional from keyword arguments in keys
+
+
+def context_dependent_memoize(func):
+    """Decorator: remember ``func``'s results per current context and per
+    arguments (PyCUDA's ``pycuda.tools.context_dependent_memoize``).
+
+    The first call with some arguments in a context calls ``func``; later
+    calls with equal arguments while that context is current return the
+    same object.  Results are kept per :class:`~gpuarr.driver.Context` and
+    dropped when it is detached, so nothing made in one context (a compiled
+    kernel, device memory) is handed out in another.
+
+    Parameters
+    ----------
+    func : callable
+        Its positional and keyword arguments must be hashable.  A call that
+        raises caches nothing.
+
+    Returns
+    -------
+    callable
+        The memoized function (``functools.wraps`` of ``func``), with
+        ``clear_cache()`` forgetting its results in every context.
+
+    Raises
+    ------
+    gpuarr.driver.InvalidContextError
+        When the memoized function is called with no current context.
+
+    See Also
+    --------
+    clear_context_caches : forget the results of every memoized function.
+
+    Examples
+    --------
+    >>> from gpuarr.elementwise import ElementwiseKernel
+    >>> @context_dependent_memoize
+    ... def axpy(ctype):
+    ...     return ElementwiseKernel("%s a, %s *x, %s *y" % ((ctype,) * 3),
+    ...                              "y[i] = a * x[i] + y[i]")
+    >>> axpy("float") is axpy("float")      # while one context is current
+    True
+    """
+    results = _percontext.state(lambda ctx: {})
+
+    @functools.wraps(func)
+    def memoized(*args, **kwargs):
+        key = args + (_KWARGS, frozenset(kwargs.items())) if kwargs else args
+        memo = results()
+        try:
+            return memo[key]
+        except KeyError:
+            pass
+        value = func(*args, **kwargs)
+        memo[key] = value
+        return value
+
+    memoized.clear_cache = results.clear
+    _memos.append(results)
+    return memoized
+
+
+def clear_context_caches():
+    """Forget the results of every :func:`context_dependent_memoize`
+    function in every context (PyCUDA's ``clear_context_caches``)."""
+    for results in _memos:
+        results.clear()

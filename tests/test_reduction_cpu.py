@@ -499,6 +499,27 @@ def test_full_reductions_cached_per_layout(fake_driver):
     assert args[2] and args[3] and fake_driver[-1].spec.needs_ws
 
 
+
+def test_reduction_kernel_plans_belong_to_their_context_state(fake_driver):
+    """A ReductionKernel's plans are kept by the context's state itself: a
+    new state, even one at the address of a dropped one (as after a detach
+    and a new context), gets its own kernel, never the dropped one's."""
+    k = R.ReductionKernel(np.float32, "0", "a+b", arguments="float *x")
+    x = _fake_gpu(np.empty(1024, np.float32))
+    k(x)
+    k(x)
+    assert len(fake_driver) == 1 and len(fake_driver[0].calls) == 2
+    (ctx, old), = R.state.states.items()
+    pool = old.pool
+    R.state.clear()                 # the context's state is dropped ...
+    del old
+    new = R.State(132, pool)        # ... and a new one made, where it was
+    R.state.states[ctx] = new
+    k(x)
+    assert len(fake_driver) == 2 and len(fake_driver[1].calls) == 1
+    assert len(fake_driver[0].calls) == 2
+
+
 # ---------------------------------------------------------------------------
 # a host model of the kernels' index arithmetic: each (row, segment) item
 # reduces elements j0 <= j < j1 of its row, addressed through the trailing
