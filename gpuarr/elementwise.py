@@ -29,13 +29,14 @@ see ``docs/kernels.md``):
     the stores are coalesced.
 """
 
-import re
-
 import numpy as np
 
 from . import _dtypes, _percontext
 from . import driver as _drv
 from ._enums import device_attribute
+from ._kernelargs import (  # noqa: F401 - PyCUDA's names, kept here
+    KernelArguments, ScalarArg, VectorArg, argument_decls, check_name,
+    parse_arguments, parse_c_arg)
 from ._kernelspec import KernelSpec, compile_function
 from .kernels import render, convert, load_expr, store_expr
 from .kernels.ops import get_op, op_expression, COMPARISONS, OPS
@@ -764,202 +765,6 @@ def _compare_out_of_range(op, outputs, inputs, value, lo, hi, stream):
 # user kernels (PyCUDA's ElementwiseKernel)
 
 
-class VectorArg:
-    """A pointer argument of an :class:`ElementwiseKernel`.
-
-    Parameters
-    ----------
-    dtype : dtype-like
-    name : str
-    """
-
-    def __init__(self, dtype, name):
-        self.dtype = np.dtype(dtype)
-        self.name = name
-
-    def declarator(self):
-        """The C declaration of the parameter."""
-        return "%s *%s" % (_dtypes.ctype(self.dtype), self.name)
-
-    def __repr__(self):
-        return "VectorArg(%s, %r)" % (self.dtype, self.name)
-
-    def __eq__(self, other):
-        return (type(self) is type(other) and self.dtype == other.dtype
-                and self.name == other.name)
-
-    def __hash__(self):
-        return hash((type(self), self.dtype, self.name))
-
-
-class ScalarArg(VectorArg):
-    """A scalar (by value) argument of an :class:`ElementwiseKernel`."""
-
-    def declarator(self):
-        return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
-
-    def __repr__(self):
-        return "ScalarArg(%s, %r)" % (self.dtype, self.name)
-
-
-_C_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char
-char8_t char16_t char32_t class compl concept const consteval constexpr
-constinit const_cast continue co_await co_return co_yield decltype default
-delete do double dynamic_cast else enum explicit export extern false float
-for friend goto if inline int long mutable namespace new noexcept not not_eq
-nullptr operator or or_eq private protected public register
-reinterpret_cast requires restrict return short signed sizeof static
-static_assert static_cast struct switch template this thread_local throw
-true try typedef typeid typename union unsigned using virtual void volatile
-wchar_t while xor xor_eq _Bool _Complex __global__ __device__ __host__
-__shared__ __constant__ __restrict__ main
-""".split())
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-# C type spellings accepted in argument lists -> dtype
-_TYPE_NAMES = {
-    "bool": "?", "_Bool": "?",
-    "char": "b", "signed char": "b", "int8_t": "b",
-    "unsigned char": "B", "uint8_t": "B",
-    "short": "h", "short int": "h", "signed short": "h", "int16_t": "h",
-    "signed short int": "h",
-    "unsigned short": "H", "unsigned short int": "H", "uint16_t": "H",
-    "int": "i", "signed int": "i", "signed": "i", "int32_t": "i",
-    "unsigned": "I", "unsigned int": "I", "uint32_t": "I",
-    "long": "q", "long int": "q", "signed long": "q", "long long": "q",
-    "long long int": "q", "signed long long": "q", "int64_t": "q",
-    "ptrdiff_t": "q", "ssize_t": "q",
-    "unsigned long": "Q", "unsigned long int": "Q",
-    "unsigned long long": "Q", "unsigned long long int": "Q",
-    "uint64_t": "Q", "size_t": "Q",
-    "ga_half": "e", "half": "e", "__half": "e",
-    "float": "f", "double": "d",
-    "ga_complex<float>": "F", "pycuda::complex<float>": "F",
-    "complex<float>": "F", "gpuarr::complex<float>": "F",
-    "ga_complex<double>": "D", "pycuda::complex<double>": "D",
-    "complex<double>": "D", "gpuarr::complex<double>": "D",
-}
-
-
-def _check_name(name, what):
-    if not isinstance(name, str) or not _IDENT.match(name):
-        raise ValueError("%s %r is not a valid C identifier" % (what, name))
-    if name in _C_KEYWORDS:
-        raise ValueError("%s %r is a C/C++ keyword" % (what, name))
-
-
-def parse_c_arg(decl):
-    """Parse one C parameter declaration into a VectorArg or ScalarArg.
-
-    Parameters
-    ----------
-    decl : str
-        For example ``"float *x"``, ``"const double* __restrict__ y"``,
-        ``"unsigned int n"``.
-
-    Returns
-    -------
-    VectorArg or ScalarArg
-
-    Raises
-    ------
-    ValueError
-        When the declaration cannot be parsed or names an unknown type.
-    """
-    s = decl.strip()
-    if not s:
-        raise ValueError("empty argument declaration")
-    m = re.match(r"^(.*?)([A-Za-z_][A-Za-z0-9_]*)\s*(\[\s*\])?$", s, re.S)
-    if m is None:
-        raise ValueError("cannot parse argument declaration %r" % decl)
-    tpart, name, brackets = m.group(1), m.group(2), m.group(3)
-    pointer = tpart.count("*") + (1 if brackets else 0)
-    if pointer > 1:
-        raise ValueError("argument %r: pointers to pointers are not supported"
-                         % name)
-    words = tpart.replace("*", " ").split()
-    words = [w for w in words if w not in ("const", "volatile", "__restrict__",
-                                           "restrict", "__restrict")]
-    tname = " ".join(words)
-    tname = re.sub(r"\s*<\s*", "<", tname)
-    tname = re.sub(r"\s*>", ">", tname)
-    if not tname:
-        raise ValueError("argument %r has no type" % name)
-    try:
-        dt = np.dtype(_TYPE_NAMES[tname])
-    except KeyError:
-        raise ValueError("argument %r: unknown C type %r" % (name, tname)) from None
-    _check_name(name, "argument name")
-    return (VectorArg if pointer else ScalarArg)(dt, name)
-
-
-def parse_arguments(arguments):
-    """Parse a C argument list (string) or a list of Vector/ScalarArgs.
-
-    Returns
-    -------
-    list of VectorArg / ScalarArg
-    """
-    if isinstance(arguments, str):
-        parts = [p for p in _split_args(arguments)]
-        if len(parts) == 1 and not parts[0].strip():
-            raise ValueError("ElementwiseKernel needs at least one argument")
-        args = [parse_c_arg(p) for p in parts]
-    else:
-        args = []
-        for a in arguments:
-            if isinstance(a, VectorArg):
-                _check_name(a.name, "argument name")
-                _dtypes.check_supported(a.dtype)
-                args.append(a)
-            elif isinstance(a, str):
-                args.append(parse_c_arg(a))
-            else:
-                raise TypeError("arguments must be a C declaration string or "
-                                "VectorArg/ScalarArg objects, not %r" % (a,))
-        if not args:
-            raise ValueError("ElementwiseKernel needs at least one argument")
-    names = set()
-    for a in args:
-        if a.name in names:
-            raise ValueError("argument name %r used twice" % a.name)
-        if a.name in ("i", "n") or a.name.startswith("ga_"):
-            raise ValueError("argument name %r is reserved" % a.name)
-        names.add(a.name)
-    if not any(isinstance(a, VectorArg) and not isinstance(a, ScalarArg)
-               for a in args):
-        raise ValueError("ElementwiseKernel needs at least one pointer "
-                         "argument")
-    return args
-
-
-def _split_args(s):
-    # split at commas outside <...>
-    out, depth, cur = [], 0, []
-    for ch in s:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
-def argument_decls(args):
-    """Per parsed argument: (scalar?, name, dtype, the dtype's scalar type),
-    as :meth:`ElementwiseKernel._prepare_args` reads them on each call
-    (``_decl`` of the kernels sharing it)."""
-    return [(isinstance(a, ScalarArg), a.name, a.dtype, a.dtype.type)
-            for a in args]
-
-
 class ElementwiseKernel:
     """A kernel applying ``operation`` for every index ``i`` (PyCUDA's form).
 
@@ -993,10 +798,13 @@ class ElementwiseKernel:
 
     def __init__(self, arguments, operation, name="kernel", keep=False,
                  options=None, preamble="", loop_prep="", after_loop=""):
-        _check_name(name, "kernel name")
+        check_name(name, "kernel name")
         if not isinstance(operation, str) or not operation.strip():
             raise ValueError("operation must be a non-empty string of C code")
-        self.args = parse_arguments(arguments)
+        self._arguments = KernelArguments(arguments, name)
+        self.args = self._arguments.args
+        # the per-call check and conversion of the arguments
+        self._pack = self._arguments.pack
         self.operation = operation
         self.name = name
         self.keep = keep
@@ -1004,8 +812,7 @@ class ElementwiseKernel:
         self.preamble = preamble
         self.loop_prep = loop_prep
         self.after_loop = after_loop
-        self._vec_idx = [k for k, a in enumerate(self.args)
-                         if not isinstance(a, ScalarArg)]
+        self._vec_idx = self._arguments.vector_index
         # the vector layout of unit-step launches: ``_vec`` consecutive
         # indices per thread, each array's pointer aligned to ``_vec`` of
         # its elements (at most 16 bytes).  Only for arrays of C's own
@@ -1018,21 +825,13 @@ class ElementwiseKernel:
                     for dt in dts)
         self._vec = max(1, min(4, 16 // max(sizes))) if sizes and plain else 1
         self._align = [min(16, self._vec * s) for s in sizes]
-        self._decl = argument_decls(self.args)
         self._fns = {}
         self._memo = None
 
     def _source(self, itype, dense=False, restrict=False, vec=1):
-        params = []
-        aligned = []
-        ptr = " *__restrict__" if restrict else " *"
-        for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
-            if isinstance(a, ScalarArg):
-                params.append((ct, a.name))
-            else:
-                params.append((ct + ptr, a.name))
-                aligned.append((a.name, min(16, vec * a.dtype.itemsize)))
+        params = self._arguments.params(" *__restrict__" if restrict else " *")
+        aligned = [(a.name, min(16, vec * a.dtype.itemsize))
+                   for a in self.args if not isinstance(a, ScalarArg)]
         params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
         return render("elementwise.cu.mako", name=self.name, path="user",
                       itype=itype, block=_BLOCK, params=params,
@@ -1067,61 +866,9 @@ class ElementwiseKernel:
         return self._source("long long" if wide else "int", dense, restrict,
                             vec)
 
-    def _prepare_args(self, args):
-        if len(args) != len(self.args):
-            raise TypeError("%s() takes %d arguments (%d given): %s"
-                            % (self.name, len(self.args), len(args),
-                               ", ".join(a.name for a in self.args)))
-        n = None
-        first = None
-        out = []
-        for (is_scalar, name, dtype, stype), x in zip(self._decl, args):
-            t = type(x)
-            if is_scalar:
-                if t is stype:
-                    v = x               # already the declared numpy type
-                elif t in _PY_SCALARS:
-                    try:
-                        v = _dtypes.convert_scalar(x, dtype)
-                    except (OverflowError, TypeError) as exc:
-                        raise type(exc)("argument %r: %s" % (name, exc)) from None
-                elif isinstance(x, np.generic):
-                    v = _dtypes.convert_scalar(x, dtype)
-                else:
-                    raise TypeError("argument %r: expected a scalar, got %s"
-                                    % (name, t.__name__))
-                out.append(v)
-                continue
-            if t in _PY_SCALARS or isinstance(x, np.generic) or \
-                    not hasattr(x, "ptr"):
-                raise TypeError("argument %r: expected a device array, got %s"
-                                % (name, t.__name__))
-            if x.dtype != dtype:
-                raise TypeError("argument %r: array of dtype %s where %s was "
-                                "declared" % (name, x.dtype, dtype))
-            shape = x.shape
-            if len(shape) == 1:
-                size = shape[0]
-                contiguous = size < 2 or x.strides[0] == dtype.itemsize
-            else:
-                size = 1
-                for d in shape:
-                    size *= d
-                contiguous = _is_contiguous(x)
-            if not contiguous:
-                raise ValueError("argument %r: ElementwiseKernel needs "
-                                 "contiguous arrays" % name)
-            if n is None:
-                n, first = size, name
-            elif size != n:
-                raise ValueError("argument %r has %d elements where %r has %d"
-                                 % (name, size, first, n))
-            out.append(x.ptr)
-        return out, n
-
     def _disjoint(self, vals, n):
         """Whether no two array arguments (``vals`` from
-        :meth:`_prepare_args`, ``n`` elements each) share a byte:
+        :meth:`KernelArguments.pack`, ``n`` elements each) share a byte:
         ``__restrict__`` is then true."""
         spans = sorted([(vals[k], n * isz)
                         for k, isz in zip(self._vec_idx, self._sizes)])
@@ -1145,7 +892,7 @@ class ElementwiseKernel:
                                 % ", ".join(sorted(kwargs)))
         else:
             rng = slc = stream = None
-        vals, n = self._prepare_args(args)
+        vals, n = self._pack(args)
         if rng is None and slc is None:
             if n:
                 self._launch(vals, n, 0, n, 1, n, stream)
@@ -1211,9 +958,7 @@ class ElementwiseKernel:
         fn = ent[1] if ent is not None and ent[0] is state else None
         if fn is None:
             itype = "long long" if wide else "int"
-            chars = "".join("P" if not isinstance(a, ScalarArg)
-                            else _arg_char(a.dtype) for a in self.args)
-            chars += ("q" if wide else "i") * 3
+            chars = self._arguments.chars + ("q" if wide else "i") * 3
             fn, mod = compile_function(
                 self._source(itype, dense, restrict, vec), self.name, chars,
                 self.options, self.keep)
@@ -1226,24 +971,6 @@ class ElementwiseKernel:
         self._memo = (state, memo_key, fn, (grid, 1, 1))
         fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream,
                                *vals, start, stop, step)
-
-
-def _arg_char(dt):
-    return dt.char
-
-
-def _is_contiguous(x):
-    """C-contiguous per numpy's rule (size-1 axes' strides do not matter)."""
-    shape = x.shape
-    st = x.strides
-    expect = x.dtype.itemsize
-    for n, s in zip(reversed(shape), reversed(st)):
-        if n == 0:
-            return True
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
 
 
 def get_elwise_kernel(arguments, operation, name="kernel", **kwargs):

@@ -31,12 +31,14 @@ resets its ticket: one launch in every case.
 """
 
 import collections
+import operator
 
 import numpy as np
 
 from . import _dtypes, _percontext, tools
 from . import driver as _drv
 from ._enums import device_attribute
+from ._kernelargs import KernelArguments, ScalarArg, check_name
 from ._kernelspec import KernelSpec
 from .kernels import render, convert, store_expr
 
@@ -900,7 +902,8 @@ class ReductionKernel:
         ``"<first pointer argument>[i]"``.
     arguments : str or list
         C parameter list (``"float *x, float *y"``) or VectorArg/ScalarArg
-        objects, parsed as :class:`gpuarr.elementwise.ElementwiseKernel`'s.
+        objects, parsed as :class:`gpuarr.elementwise.ElementwiseKernel`'s
+        (:class:`gpuarr._kernelargs.KernelArguments`).
     name : str
         Kernel name (a C identifier).
     keep : bool
@@ -926,17 +929,16 @@ class ReductionKernel:
     def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None,
                  arguments=None, name="reduce_kernel", keep=False,
                  options=None, preamble=""):
-        from . import elementwise as ew
-        ew._check_name(name, "kernel name")
+        check_name(name, "kernel name")
         if arguments is None:
             raise TypeError("ReductionKernel needs arguments")
         for what, v in (("neutral", neutral), ("reduce_expr", reduce_expr)):
             if not isinstance(v, str) or not v.strip():
                 raise ValueError("%s must be a non-empty C expression" % what)
         self.dtype_out = _dtypes.check_supported(dtype_out)
-        self.args = ew.parse_arguments(arguments)
-        self._decl = ew.argument_decls(self.args)
-        self._vec = [a for a in self.args if not isinstance(a, ew.ScalarArg)]
+        self._arguments = KernelArguments(arguments, name)
+        self.args = self._arguments.args
+        self._vec = [self.args[k] for k in self._arguments.vector_index]
         if map_expr is None:
             map_expr = "%s[i]" % self._vec[0].name
         if not isinstance(map_expr, str) or not map_expr.strip():
@@ -961,23 +963,12 @@ class ReductionKernel:
         code.final = "a"
         code.final_dt = dt
         self._code = code
-        params = []
-        chars = ""
-        for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
-            if isinstance(a, ew.ScalarArg):
-                params.append((ct, a.name))
-                chars += a.dtype.char
-            else:
-                params.append(("%s *__restrict__" % ct, a.name))
-                chars += "P"
-        self._params = params
-        self._chars = chars
 
     def _user(self):
-        return {"code": self._code, "args": self._params,
+        return {"code": self._code,
+                "args": self._arguments.params(" *__restrict__"),
                 "map": self.map_expr, "preamble": self.preamble,
-                "name": self.name, "chars": self._chars}
+                "name": self.name, "chars": self._arguments.chars}
 
     def spec(self, shape, axis=None, out=None, nsm=132):
         """The :class:`KernelSpec` of a call on arrays of ``shape``."""
@@ -997,7 +988,6 @@ class ReductionKernel:
         return self.spec(shape, axis).source()
 
     def __call__(self, *args, stream=None, out=None, axis=None, **kwargs):
-        from . import elementwise as ew
         if kwargs:
             raise TypeError("unexpected keyword argument(s): %s"
                             % ", ".join(sorted(kwargs)))
@@ -1005,10 +995,10 @@ class ReductionKernel:
             missing = [a.name for a in self.args[len(args):]]
             raise TypeError("%s() missing argument(s): %s" % (
                 self.name, ", ".join("%r" % m for m in missing)))
-        vals, n = ew.ElementwiseKernel._prepare_args(self, args)
+        vals, n = self._arguments.pack(args)
         shape = None
         for decl, x in zip(self.args, args):
-            if isinstance(decl, ew.ScalarArg):
+            if isinstance(decl, ScalarArg):
                 continue
             if shape is None:
                 shape = tuple(x.shape)
@@ -1020,7 +1010,6 @@ class ReductionKernel:
             axes = (0,)
             kshape = ()
         else:
-            import operator
             nd = len(shape)
             try:
                 ax = operator.index(axis)

@@ -28,14 +28,15 @@ See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
 """
 
 import collections
+import math
 import os
-import re
 
 import numpy as np
 
 from . import _dtypes, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, function_attribute
+from ._kernelargs import check_device_array, is_c_contiguous, is_identifier
 from ._kernelspec import compile_function
 from .kernels import render, convert, load_expr, store_expr
 
@@ -46,7 +47,6 @@ __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
 _BLOCK = 256
 _COL_BLOCK = 256
 _MAX_GRID = 2 ** 31 - 1
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _F2 = np.dtype(np.float16)
 _F4 = np.dtype(np.float32)
 _ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
@@ -509,24 +509,6 @@ def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,
 # PyCUDA's scan kernels
 
 
-def _c_contiguous(a):
-    expect = a.dtype.itemsize
-    for n, s in zip(reversed(tuple(a.shape)), reversed(tuple(a.strides))):
-        if n == 0:
-            return True
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
-
-
-def _size(shape):
-    s = 1
-    for n in shape:
-        s *= n
-    return s
-
-
 class _ScanKernelBase:
     _exclusive = False
 
@@ -536,7 +518,7 @@ class _ScanKernelBase:
         if not isinstance(scan_expr, str) or not scan_expr.strip():
             raise ValueError("scan_expr must be a non-empty C expression in "
                              "a and b")
-        if not isinstance(name_prefix, str) or not _IDENT.match(name_prefix):
+        if not is_identifier(name_prefix):
             raise ValueError("name_prefix %r is not a valid C identifier"
                              % (name_prefix,))
         if neutral is not None:
@@ -599,10 +581,7 @@ class _ScanKernelBase:
             For different shapes, non-contiguous arrays or partially
             overlapping input and output.
         """
-        for nm in ("ptr", "dtype", "shape", "strides"):
-            if not hasattr(input_ary, nm):
-                raise TypeError("input_ary must be a device array, not %s"
-                                % type(input_ary).__name__)
+        check_device_array(input_ary, "input_ary")
         if input_ary.dtype != self.dtype:
             raise TypeError("input_ary has dtype %s where the kernel scans %s"
                             % (input_ary.dtype, self.dtype))
@@ -616,18 +595,15 @@ class _ScanKernelBase:
             output_ary = type(input_ary)(input_ary.shape, input_ary.dtype,
                                          allocator=alloc)
         else:
-            for nm in ("ptr", "dtype", "shape", "strides"):
-                if not hasattr(output_ary, nm):
-                    raise TypeError("output_ary must be a device array, not "
-                                    "%s" % type(output_ary).__name__)
+            check_device_array(output_ary, "output_ary")
             if output_ary.dtype != self.dtype:
                 raise TypeError("output_ary has dtype %s where the kernel "
                                 "scans %s" % (output_ary.dtype, self.dtype))
         if tuple(input_ary.shape) != tuple(output_ary.shape):
             raise ValueError("input and output must have the same shape")
-        if not (_c_contiguous(input_ary) and _c_contiguous(output_ary)):
+        if not (is_c_contiguous(input_ary) and is_c_contiguous(output_ary)):
             raise ValueError("scan kernels need C-contiguous arrays")
-        n = _size(input_ary.shape)
+        n = math.prod(input_ary.shape)
         if n == 0:
             return output_ary
         nb = n * self.dtype.itemsize
