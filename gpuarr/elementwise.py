@@ -38,8 +38,8 @@ from ._kernelargs import (  # noqa: F401 - PyCUDA's names, kept here
     KernelArguments, ScalarArg, VectorArg, argument_decls, check_name,
     parse_arguments, parse_c_arg)
 from ._kernelspec import KernelSpec, compile_function
-from .kernels import render, convert, load_expr, store_expr
-from .kernels.ops import get_op, op_expression, COMPARISONS, OPS
+from .kernels import render
+from .kernels.ops import get_op, COMPARISONS, OPS
 
 __all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
            "ScalarArg", "get_elwise_kernel", "clear_cache"]
@@ -221,33 +221,6 @@ def _scalar_value(x, dt):
     if dt.kind == "f" and dt.itemsize == 2:
         return np.float32(v)
     return v
-
-
-def _apply_function(op, in_dts, scalar, loop_in, op_out, out_dts):
-    """Arguments and body of the per-element function ``ga_apply``."""
-    args = []
-    body = []
-    for k, dt in enumerate(out_dts):
-        args.append(("%s &" % _dtypes.ctype(dt), "o%d" % k))
-    xs = []
-    for k, (dt, sc, ldt) in enumerate(zip(in_dts, scalar, loop_in)):
-        if sc:
-            args.append((_dtypes.reg_ctype(ldt), "a%d" % k))
-            src = convert("a%d" % k, ldt, ldt)
-        else:
-            args.append((_dtypes.ctype(dt), "a%d" % k))
-            src = convert(load_expr("a%d" % k, dt), dt, ldt)
-        body.append("const %s x%d = %s;" % (_dtypes.reg_ctype(ldt), k, src))
-        body.append("(void)x%d;" % k)
-        xs.append("x%d" % k)
-    expr = op_expression(op, loop_in, xs)
-    rdt = op_out[0]
-    if rdt.kind == "f" and rdt.itemsize == 2:
-        expr = "ga_hround((float)(%s))" % expr
-    body.append("const %s r = %s;" % (_dtypes.reg_ctype(rdt), expr))
-    for k, dt in enumerate(out_dts):
-        body.append("o%d = %s;" % (k, store_expr(convert("r", rdt, dt), dt)))
-    return args, body
 
 
 class _Plan:
@@ -475,13 +448,14 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
     spec.path = path
     spec.kkey = (path, op.name, tuple(in_dts), tuple(scalar), tuple(loop_in),
                  tuple(out_dts), itype, kshape)
-    apply_args, apply_body = _apply_function(op, in_dts, scalar, loop_in,
-                                             op_out, out_dts)
     spec.name = "gpuarr_%s_%s" % (path, op.name)
     spec.render_kw = dict(
         name=spec.name, path=path, itype=itype, block=block, params=params,
-        preamble="", ops=ops_desc, apply_args=apply_args,
-        apply_body=apply_body, ndim=ndim, operation="", loop_prep="",
+        preamble="", ops=ops_desc,
+        apply=dict(op=op.name, in_dts=tuple(in_dts), scalar=tuple(scalar),
+                   loop_in=tuple(loop_in), res_dt=op_out[0],
+                   out_dts=tuple(out_dts)),
+        ndim=ndim, operation="", loop_prep="",
         after_loop="", dense=False, aligned=[], **extra)
     spec.chars = chars
     spec.grid = (grid, 1, 1)
@@ -835,8 +809,8 @@ class ElementwiseKernel:
         params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
         return render("elementwise.cu.mako", name=self.name, path="user",
                       itype=itype, block=_BLOCK, params=params,
-                      preamble=self.preamble, ops=[], apply_args=[],
-                      apply_body=[], ndim=1, vec=vec if dense else 1,
+                      preamble=self.preamble, ops=[], apply=None,
+                      ndim=1, vec=vec if dense else 1,
                       unroll=_USER_UNROLL if dense else 1, tile=0,
                       operation=self.operation, loop_prep=self.loop_prep,
                       after_loop=self.after_loop, dense=dense,

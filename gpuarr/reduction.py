@@ -40,7 +40,6 @@ from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelargs import KernelArguments, ScalarArg, check_name
 from ._kernelspec import KernelSpec
-from .kernels import render, convert, store_expr
 
 __all__ = ["run_reduction", "ReductionKernel", "reduce_spec", "OPS",
            "set_array_factory", "clear_cache", "full_entry", "state", "State",
@@ -92,84 +91,51 @@ def _real(dt):
     return dt
 
 
-def _lowest(dt, ct):
-    """C expression of the smallest value of compute type ``ct``."""
-    if dt.kind in "iub":
-        lo = _dtypes.int_bounds(dt)[0]
-        if dt == _I8:
-            return "(-9223372036854775807LL - 1)"
-        return "((%s)%d)" % (ct, lo)
-    if dt.kind == "c":
-        f = "ga_ninf_f()" if dt.itemsize == 8 else "ga_ninf_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_ninf_f()" if dt.itemsize <= 4 else "ga_ninf_d()"
-
-
-def _highest(dt, ct):
-    if dt.kind in "iub":
-        hi = _dtypes.int_bounds(dt)[1]
-        suffix = "ULL" if dt == _U8 else ("LL" if dt == _I8 else "")
-        return "((%s)%d%s)" % (ct, hi, suffix)
-    if dt.kind == "c":
-        f = "ga_pinf_f()" if dt.itemsize == 8 else "ga_pinf_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_pinf_f()" if dt.itemsize <= 4 else "ga_pinf_d()"
-
-
-def _nan(dt, ct):
-    if dt.kind == "c":
-        f = "ga_nan_f()" if dt.itemsize == 8 else "ga_nan_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_nan_f()" if dt.itemsize <= 4 else "ga_nan_d()"
-
-
 def _cmp_acc(dt):
-    """(numpy dtype, C type) of an accumulator holding values of ``dt``
-    for comparisons: at least 32 bits, float16 in float."""
+    """The dtype of an accumulator holding values of ``dt`` for
+    comparisons: at least 32 bits, float16 in float."""
     if dt.kind == "b":
-        return _I4, "int"
+        return _I4
     if dt.kind in "iu" and dt.itemsize < 4:
-        return (_I4, "int") if dt.kind == "i" else (_U4, "unsigned int")
+        return _I4 if dt.kind == "i" else _U4
     if dt == _F2:
-        return _F4, "float"
-    return dt, _dtypes.reg_ctype(dt)
+        return _F4
+    return dt
 
 
 def _sum_acc(ct):
-    """(numpy dtype, C type) accumulating sums/products computed in ``ct``:
-    64-bit for integers (wrapped to ``ct`` at the end, numpy's modular
-    result), float32 for float16, 32-bit int for bool (logical or/and)."""
+    """The dtype accumulating sums/products computed in ``ct``: 64-bit for
+    integers (wrapped to ``ct`` at the end, numpy's modular result),
+    float32 for float16, 32-bit int for bool (logical or/and)."""
     if ct.kind == "b":
-        return _I4, "int"
+        return _I4
     if ct.kind == "i":
-        return _I8, "long long"
+        return _I8
     if ct.kind == "u":
-        return _U8, "unsigned long long"
+        return _U8
     if ct == _F2:
-        return _F4, "float"
-    return ct, _dtypes.reg_ctype(ct)
+        return _F4
+    return ct
 
 
-def _load_conv(x, in_dt, ct):
-    """Convert input value ``x`` (already in in_dt's compute type) to ct's."""
-    if in_dt == ct:
-        return x
-    if ct == _F2:
-        # float16 computations are accumulated in float32
-        return convert(x, in_dt, _F4)
-    return convert(x, in_dt, ct)
+class _Types:
+    """The dtypes of one reduction, from which ``reduction.cu.mako`` writes
+    its C (see :func:`op_dtypes`)."""
+
+    __slots__ = ("ct", "acc_dt", "val_dt", "aux_dt", "final_dt", "acc_bytes")
+
+    def __init__(self, ct, acc_dt, final_dt, val_dt=None, aux_dt=None):
+        self.ct = ct
+        self.acc_dt = acc_dt
+        self.final_dt = final_dt
+        self.val_dt = val_dt
+        self.aux_dt = aux_dt
+        # registers an accumulator takes (a (value, index) pair: 32 bytes)
+        self.acc_bytes = 32 if acc_dt is None else max(4, acc_dt.itemsize)
 
 
-class _Code:
-    """The C pieces of one reduction: accumulator, neutral, combine, map,
-    final expression and its numpy dtype."""
-
-    __slots__ = ("acc", "acc_dt", "acc_decl", "neutral", "combine",
-                 "map_body", "final", "final_dt", "aux", "in_rtypes")
-
-
-def op_code(op, in_dts, ct, aux_dt=None):
-    """C code of the built-in reduction ``op``.
+def op_dtypes(op, in_dts, ct, aux_dt=None):
+    """The dtypes of the built-in reduction ``op``.
 
     Parameters
     ----------
@@ -185,154 +151,40 @@ def op_code(op, in_dts, ct, aux_dt=None):
 
     Returns
     -------
-    _Code
+    _Types
+        ``ct`` (the dtype the inputs' values are converted to), ``acc_dt``
+        (the accumulator's; None for argmax/argmin, whose pairs hold a
+        ``val_dt`` value), ``aux_dt`` (var/std; else None), ``final_dt``
+        (the result's before its conversion to the output dtype).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``op``.
     """
-    c = _Code()
-    c.acc_decl = ""
-    c.aux = ""
-    c.in_rtypes = [_dtypes.reg_ctype(d) for d in in_dts]
-    x0 = "x0"
     d0 = in_dts[0]
     if op in ("sum", "prod", "nansum", "mean", "dot", "vdot",
               "count_nonzero"):
         if op == "count_nonzero":
             ct = _I8
-        adt, A = _sum_acc(ct)
-        c.acc, c.acc_dt = A, adt
-        if op == "count_nonzero":
-            c.map_body = "return (A)(ga_nonzero(x0) ? 1 : 0);"
-        elif op in ("dot", "vdot"):
-            if ct.kind == "b":
-                c.map_body = "return (A)((ga_nonzero(x0) && ga_nonzero(x1)) ? 1 : 0);"
-            else:
-                a = _load_conv("x0", d0, ct)
-                b = _load_conv("x1", in_dts[1], ct)
-                if op == "vdot" and ct.kind == "c":
-                    a = "ga_conj(%s)" % a
-                if ct.kind in "iu":
-                    u = "unsigned long long"
-                    c.map_body = "return (A)((%s)(A)(%s) * (%s)(A)(%s));" % (u, a, u, b)
-                else:
-                    c.map_body = "return (A)(%s) * (A)(%s);" % (a, b)
-        else:
-            v = "(A)(%s)" % _load_conv(x0, d0, ct)
-            if ct.kind == "b":
-                v = "(A)(ga_nonzero(x0) ? 1 : 0)"
-            if op == "nansum" and d0.kind in "fc":
-                v = "(ga_isnan_r(x0) ? (A)0 : %s)" % v
-            c.map_body = "return %s;" % v
-        if op == "prod":
-            c.neutral = "(A)1"
-            if ct.kind == "b":
-                c.combine = "return a & b;"
-            elif ct.kind == "i":
-                c.combine = ("return (A)((unsigned long long)a * "
-                             "(unsigned long long)b);")
-            else:
-                c.combine = "return a * b;"
-        else:
-            c.neutral = "(A)0"
-            if ct.kind == "b" and op != "count_nonzero":
-                c.combine = "return a | b;"
-            elif adt == _I8:
-                c.combine = ("return (A)((unsigned long long)a + "
-                             "(unsigned long long)b);")
-            else:
-                c.combine = "return a + b;"
+        adt = _sum_acc(ct)
         if op == "mean":
-            if adt.kind == "c":
-                c.final = ("ga_complex<double>((double)a.re / ga_scale, "
-                           "(double)a.im / ga_scale)")
-                c.final_dt = np.dtype("c16")
-            else:
-                c.final = "((double)a / ga_scale)"
-                c.final_dt = _F8
-        else:
-            c.final = "a"
-            c.final_dt = adt
-        return c
+            return _Types(ct, adt, np.dtype("c16") if adt.kind == "c" else _F8)
+        return _Types(ct, adt, adt)
     if op in ("max", "min", "nanmax", "nanmin"):
-        adt, A = _cmp_acc(d0)
-        c.acc, c.acc_dt = A, adt
-        c.map_body = "return (A)(%s);" % ("x0" if d0 != _F2 else "x0")
-        better = "ga_gt" if op in ("max", "nanmax") else "ga_lt"
-        if op in ("max", "min"):
-            c.neutral = (_lowest if op == "max" else _highest)(adt, A)
-            c.combine = ("if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        else:
-            if adt.kind in "fc":
-                c.neutral = _nan(adt, A)
-            else:
-                c.neutral = (_lowest if op == "nanmax" else _highest)(adt, A)
-            c.combine = ("if (ga_isnan_r(b)) return a; if (ga_isnan_r(a)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        c.final = "a"
-        c.final_dt = adt
-        return c
+        adt = _cmp_acc(d0)
+        return _Types(ct, adt, adt)
     if op in ("any", "all"):
-        c.acc, c.acc_dt = "int", _I4
-        c.map_body = "return ga_nonzero(x0) ? 1 : 0;"
-        c.neutral = "0" if op == "any" else "1"
-        c.combine = "return a | b;" if op == "any" else "return a & b;"
-        c.final = "a"
-        c.final_dt = _I4
-        return c
+        return _Types(ct, _I4, _I4)
     if op in ("argmax", "argmin"):
-        vdt, V = _cmp_acc(d0)
-        A = "ga_argpair<%s>" % V
-        c.acc, c.acc_dt = A, None
-        c.map_body = "A r; r.v = (%s)(x0); r.i = (long long)idx; return r;" % V
-        lim = (_lowest if op == "argmax" else _highest)(vdt, V)
-        c.neutral = "A{%s, 9223372036854775807LL}" % lim
-        better = "ga_gt" if op == "argmax" else "ga_lt"
-        c.combine = (
-            "const bool an = ga_isnan_r(a.v), bn = ga_isnan_r(b.v); "
-            "if (an || bn) { if (an && bn) return a.i <= b.i ? a : b; "
-            "return an ? a : b; } "
-            "if (%s(b.v, a.v)) return b; if (%s(a.v, b.v)) return a; "
-            "return a.i <= b.i ? a : b;" % (better, better))
-        c.final = "a.i"
-        c.final_dt = _I8
-        return c
+        return _Types(ct, None, _I8, val_dt=_cmp_acc(d0))
     if op in ("var", "std"):
-        md = aux_dt
-        rdt = _real(md)
-        c.acc, c.acc_dt = _dtypes.reg_ctype(rdt), rdt
-        c.aux = _dtypes.reg_ctype(md)
-        c.map_body = "return ga_abs2((%s)(%s) - aux);" % (
-            c.aux, _load_conv(x0, d0, md))
-        c.neutral = "(A)0"
-        c.combine = "return a + b;"
-        if op == "var":
-            c.final = "((double)a / ga_scale)"
-        else:
-            c.final = "sqrt((double)a / ga_scale)"
-        c.final_dt = _F8
-        return c
+        return _Types(aux_dt, _real(aux_dt), _F8, aux_dt=aux_dt)
     if op in ("sumsq", "abssum", "absmax", "absmin"):
-        fdt = ct                      # float (or complex) computation dtype
-        rdt = _real(fdt)
+        rdt = _real(ct)
         if rdt == _F2:
             rdt = _F4
-        A = _dtypes.reg_ctype(rdt)
-        c.acc, c.acc_dt = A, rdt
-        v = _load_conv(x0, d0, fdt)
-        if op == "sumsq":
-            c.map_body = "return (A)ga_abs2(%s);" % v
-        else:
-            c.map_body = "return (A)ga_abs_r(%s);" % v
-        if op in ("sumsq", "abssum"):
-            c.neutral = "(A)0"
-            c.combine = "return a + b;"
-        else:
-            c.neutral = "(A)0" if op == "absmax" else _highest(rdt, A)
-            better = "ga_gt" if op == "absmax" else "ga_lt"
-            c.combine = ("if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        c.final = "ga_sqrtr(a)" if op == "sumsq" else "a"
-        c.final_dt = rdt
-        return c
+        return _Types(ct, rdt, rdt)
     raise ValueError("unknown reduction %r" % (op,))
 
 
@@ -398,15 +250,16 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     axes : tuple of int
         Reduced axes, normalized and sorted.
     ct : numpy.dtype
-        Computation dtype (see :func:`op_code`).
+        Computation dtype (see :func:`op_dtypes`).
     aux_dt : numpy.dtype, optional
         dtype of the per-row auxiliary array (var/std).
     nsm : int
         Multiprocessor count.
     user : dict, optional
-        For :class:`ReductionKernel`: ``code`` (a :class:`_Code`), ``args``
-        (C parameters), ``map`` (expression), ``preamble``, ``name``,
-        ``chars`` (argument format of the user's parameters).
+        For :class:`ReductionKernel`: ``types`` (a :class:`_Types`),
+        ``neutral`` and ``reduce`` (C expressions), ``args`` (C
+        parameters), ``map`` (expression), ``preamble``, ``name``, ``chars``
+        (argument format of the user's parameters).
 
     Returns
     -------
@@ -424,10 +277,10 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
                          % (tuple(out.shape), kept_shape))
     if user is None:
         nin, commutative, _ = OPS[op]
-        code = op_code(op, tuple(x.dtype for x in inputs), ct, aux_dt)
+        types = op_dtypes(op, tuple(x.dtype for x in inputs), ct, aux_dt)
     else:
         nin, commutative = 1, False
-        code = user["code"]
+        types = user["types"]
     mk, mks, mr, mrs, offs = _layout(shape, in_estr, out_estr, axes,
                                      commutative)
     spec = KernelSpec("reduction.cu.mako")
@@ -471,7 +324,7 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
             if ok:
                 break
             V //= 2
-    asz = 32 if code.acc_dt is None else max(4, code.acc_dt.itemsize)
+    asz = types.acc_bytes
     cap = 16 if asz <= 4 else (8 if asz <= 8 else 4)
     if path == "rows":
         G = _BLOCK if (kdim == 0 or L > 2048) else 32
@@ -556,23 +409,25 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     spec.block = (_BLOCK, 1, 1)
     spec.path = path
     out_dt = out.dtype
-    store = store_expr(convert("r", code.final_dt, out_dt), out_dt)
     if user is None:
         in_dts = tuple(x.dtype for x in inputs)
         name = "gpuarr_%s_%s" % (op, path)
-        kw = dict(mode="values",
+        kw = dict(mode="values", op=op, in_dts=in_dts,
                   inputs=[(_dtypes.ctype(d), "in%d" % k)
                           for k, d in enumerate(in_dts)],
-                  user_args=[], user_map="", preamble="")
-        nptr = nin + (1 if code.aux else 0)
+                  user_args=[], user_map="", user_neutral="", user_reduce="",
+                  preamble="")
+        nptr = nin + (1 if types.aux_dt is not None else 0)
         chars = "P" * (1 + nptr)
         spec.kkey = (op, in_dts, ct, aux_dt, out_dt, path, itype, G, V, U,
                      nacc, kdim, rdim, rcontig)
     else:
         name = user["name"]
         in_dts = ()
-        kw = dict(mode="user", inputs=[], user_args=user["args"],
-                  user_map=user["map"], preamble=user["preamble"])
+        kw = dict(mode="user", op=None, in_dts=(), inputs=[],
+                  user_args=user["args"], user_map=user["map"],
+                  user_neutral=user["neutral"], user_reduce=user["reduce"],
+                  preamble=user["preamble"])
         chars = "P" + user["chars"]
         spec.kkey = ("user", out_dt, path, itype, G, V, U, nacc, kdim, rdim,
                      rcontig)
@@ -582,11 +437,9 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     spec.render_kw = dict(
         name=name, path=path, itype=itype, block=_BLOCK,
         min_blocks=_MIN_BLOCKS, group=G, vec=V,
-        unroll=U, nacc=nacc, acc=code.acc, acc_decl=code.acc_decl,
-        neutral=code.neutral, combine=code.combine, in_rtypes=code.in_rtypes,
-        map_body=code.map_body, aux=code.aux, final=code.final,
-        out_ctype=_dtypes.ctype(out_dt), store=store, kdim=kdim, rdim=rdim,
-        nin=nin, rcontig=rcontig, **kw)
+        unroll=U, nacc=nacc, ct=types.ct, acc_dt=types.acc_dt,
+        val_dt=types.val_dt, aux_dt=types.aux_dt, final_dt=types.final_dt,
+        out_dt=out_dt, kdim=kdim, rdim=rdim, nin=nin, rcontig=rcontig, **kw)
     return spec
 
 
@@ -717,7 +570,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
         Normalized, sorted, distinct reduced axes (may be empty).
     ct : numpy.dtype
         Computation dtype (numpy's ``dtype`` of the reduction; see
-        :func:`op_code`).
+        :func:`op_dtypes`).
     aux : array-like, optional
         For ``var``/``std``: contiguous per-output values (the mean), one
         per output element in C order.
@@ -811,7 +664,7 @@ def full_entry(st, op, x, out_dt, ct, scale=1.0):
     out_dt : numpy.dtype
         The output's dtype.
     ct : numpy.dtype
-        Computation dtype (see :func:`op_code`).
+        Computation dtype (see :func:`op_dtypes`).
     scale : float
         Divisor of ``mean``.
 
@@ -951,21 +804,14 @@ class ReductionKernel:
         self.options = list(options) if options else None
         self.preamble = preamble
         dt = self.dtype_out
-        code = _Code()
-        code.acc = _dtypes.ctype(dt)
-        code.acc_dt = dt if dt.itemsize >= 4 else np.dtype("i8")
-        code.acc_decl = ""
-        code.neutral = "(A)(%s)" % neutral
-        code.combine = "return (A)(%s);" % reduce_expr
-        code.map_body = ""
-        code.aux = ""
-        code.in_rtypes = []
-        code.final = "a"
-        code.final_dt = dt
-        self._code = code
+        # the accumulator is of dtype_out (in memory's C type); one of
+        # fewer than 4 bytes is given 8 bytes of registers
+        self._types = _Types(dt, dt, dt)
+        self._types.acc_bytes = dt.itemsize if dt.itemsize >= 4 else 8
 
     def _user(self):
-        return {"code": self._code,
+        return {"types": self._types, "neutral": self.neutral,
+                "reduce": self.reduce_expr,
                 "args": self._arguments.params(" *__restrict__"),
                 "map": self.map_expr, "preamble": self.preamble,
                 "name": self.name, "chars": self._arguments.chars}

@@ -38,7 +38,7 @@ from . import driver as _drv
 from ._enums import device_attribute, function_attribute
 from ._kernelargs import check_device_array, is_c_contiguous, is_identifier
 from ._kernelspec import compile_function
-from .kernels import render, convert, load_expr, store_expr
+from .kernels import render
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
            "run_column_scan", "scan_source", "builtin_operator", "tile_size",
@@ -205,13 +205,6 @@ def builtin_operator(name, loop_dtype):
     raise ValueError("no built-in scan operator %r" % (name,))
 
 
-def _exprs(in_dt, out_dt, loop_dt):
-    load = convert(load_expr("x", in_dt), in_dt, loop_dt)
-    v = "ga_hround(v)" if loop_dt == _F2 else "v"
-    store = store_expr(convert(v, loop_dt, out_dt), out_dt)
-    return load, store
-
-
 def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                 exclusive=False, seg=False, aligned=True, preamble="",
                 name="gpuarr_scan", impl=None, commutative=False):
@@ -254,7 +247,6 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
                               np.dtype(loop_dtype))
     acc_dt = _acc_dtype(loop_dt)
-    load, store = _exprs(in_dt, out_dt, loop_dt)
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
     impl = _check_impl(impl)
@@ -264,7 +256,8 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     return render(
         "scan.cu.mako", name=name, kind=kind, impl=impl,
         in_t=_dtypes.ctype(in_dt), out_t=_dtypes.ctype(out_dt),
-        acc_t=_dtypes.ctype(acc_dt), load=load, store=store,
+        acc_t=_dtypes.ctype(acc_dt), in_dt=in_dt, out_dt=out_dt,
+        loop_dt=loop_dt,
         scan_expr=scan_expr, neutral="" if neutral is None else neutral,
         exclusive=bool(exclusive), preamble=preamble,
         commutative=bool(commutative),
