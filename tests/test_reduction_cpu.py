@@ -10,6 +10,7 @@ import pytest
 from _util import FakeArray
 
 from gpuarr import _dtypes
+from gpuarr import _reduction_plan as RP
 from gpuarr import reduction as R
 from gpuarr import reductions as RS
 
@@ -160,7 +161,7 @@ def test_plan_full_contiguous():
     s = _spec("sum", "f4", (1 << 28,), (0,))
     assert s.path == "rows" and s.render_kw["vec"] == 4
     assert s.render_kw["group"] == 256 and s.needs_ws
-    assert s.grid[0] <= 132 * R._MIN_BLOCKS
+    assert s.grid[0] <= 132 * RP._MIN_BLOCKS
     assert s.render_kw["itype"] == "int"
 
 
@@ -252,7 +253,7 @@ def _out(op, dt, ct):
         return np.dtype(bool)
     if op in ("var", "std", "sumsq", "abssum", "absmax", "absmin"):
         return RS.result_dtype("var", dt) if op in ("var", "std") else (
-            np.dtype("f8") if dt.kind in "biu" else R._real(dt))
+            np.dtype("f8") if dt.kind in "biu" else RP._real(dt))
     if op == "mean":
         return RS.result_dtype("mean", dt)
     return ct
@@ -552,11 +553,11 @@ def _model_sum(spec, base, start, nin_ops=1):
         assert n_items == n_rows * splits
         chunk = kw["group"] * kw["vec"] * kw["unroll"]
         if splits > 1:
-            assert seg % chunk == 0 and n_items <= R._MAX_ROW_ITEMS
+            assert seg % chunk == 0 and n_items <= RP._MAX_ROW_ITEMS
     else:
         assert n_items == -(-n_rows // 32) * splits
         if splits > 1:
-            assert seg % R._RS == 0 and n_items <= R._MAX_COL_ITEMS
+            assert seg % RP._RS == 0 and n_items <= RP._MAX_COL_ITEMS
     out = {}
     for row in range(n_rows):
         r, ko, oo = row, 0, 0
