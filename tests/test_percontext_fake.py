@@ -3,23 +3,17 @@ against the fake libcuda: objects are kept per context, dropped at detach,
 and no kernel of a detached context is launched in a new one.
 
 Each scenario runs in a fresh interpreter with ``GPUARR_LIBCUDA`` naming
-the fake (tests/fake_cuda), asserts inside it and prints DONE.  Kernels
-are really rendered but "compiled" to FAKE module images (the fake cannot
-load a cubin): the image is loaded by ``prepare``, in the context current
-then, with the parameter sizes of the argument format, so the fake counts
-module loads and flags any launch of a function outside the current
-context (``wrong_context_launches``) or of an unloaded one (an error).
+the fake (tests/fake_cuda), through test_driver_fake's runner, and asserts
+inside it.  Kernels are really rendered but "compiled" to FAKE module
+images (the fake cannot load a cubin): the image is loaded by ``prepare``,
+in the context current then, with the parameter sizes of the argument
+format, so the fake counts module loads and flags any launch of a function
+outside the current context (``wrong_context_launches``) or of an unloaded
+one (an error).
 """
-import os
-import subprocess
-import sys
-import tempfile
 import textwrap
 
-from _util import CHILD_CWD, child_env
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE_DIR = os.path.join(HERE, "fake_cuda")
+from test_driver_fake import check as run_fake_scenario
 
 PRELUDE = """\
 import gc
@@ -78,26 +72,14 @@ def no_context_raises(fn):
 EPILOGUE = """
 assert fk["errors"] == 0, ("the fake saw a failing call", fk.last_error())
 assert fk["wrong_context_launches"] == 0
-print("DONE")
 """
 
 
 def check(lib, code):
-    """Run a scenario; it passes when it exits 0 having printed DONE."""
-    src = PRELUDE + textwrap.dedent(code) + EPILOGUE
-    env = child_env(GPUARR_LIBCUDA=lib)
-    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], FAKE_DIR])
-    env.pop("GPUARR_SCAN_IMPL", None)
-    env.pop("GPUARR_RANDOM_IMPL", None)
-    with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "scenario.py")
-        with open(script, "w") as f:
-            f.write(src)
-        r = subprocess.run([sys.executable, script], capture_output=True,
-                           text=True, env=env, timeout=300, cwd=CHILD_CWD)
-    assert r.returncode == 0 and r.stdout.rstrip().endswith("DONE"), \
-        "scenario failed (rc=%d)\nstdout:\n%s\nstderr:\n%s" % (
-            r.returncode, r.stdout[-5000:], r.stderr[-5000:])
+    """Run a scenario (test_driver_fake's runner, without autoinit: the
+    scenarios make their own contexts)."""
+    run_fake_scenario(lib, PRELUDE + textwrap.dedent(code) + EPILOGUE,
+                      autoinit=False)
 
 
 def test_state_is_per_context_and_dropped_at_detach(fake_lib):
