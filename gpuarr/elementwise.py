@@ -27,6 +27,7 @@ from ._kernelargs import (  # noqa: F401 - PyCUDA's names, kept here
     parse_arguments, parse_c_arg)
 from ._elementwise_plan import BLOCK as _BLOCK, GRID_MAX as _GRID_MAX
 from ._elementwise_plan import plan_spec
+# KernelSpec: kept importable here
 from ._kernelspec import KernelSpec, compile_function  # noqa: F401
 from .kernels import render
 from .kernels.ops import get_op, COMPARISONS, OPS

@@ -305,7 +305,8 @@ def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
         in_dt, out_dt, loop_dt = render_args[:3]
         smem = (tile_size(in_dt, out_dt, loop_dt, "v3") * in_dt.itemsize
                 * v3_stages(in_dt, out_dt, loop_dt))
-        fn.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+        fn.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         smem)
         sms = _device_attr("MULTIPROCESSOR_COUNT", 132)
         kernels[key] = (fn, mod, sms, smem)
     return kernels[key]
@@ -315,7 +316,8 @@ def _device_attr(name, default):
     """A ``device_attribute`` of the current device (``default`` if the
     query fails)."""
     try:
-        return _drv.Context.get_device().get_attribute(getattr(device_attribute, name))
+        return _drv.Context.get_device().get_attribute(
+            getattr(device_attribute, name))
     except Exception:
         return default
 

@@ -566,17 +566,18 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
         from gpuarr import tools
         assert type(default_pool()) is tools.DeviceMemoryPool
         os.environ["GPUARR_POOL"] = "binned"
-        assert type(tools._new_pool(drv.Context.get_current())) is tools.DeviceMemoryPool
+        ctx = drv.Context.get_current()
+        assert type(tools._new_pool(ctx)) is tools.DeviceMemoryPool
         os.environ["GPUARR_POOL"] = "async"
         try:
-            tools._new_pool(drv.Context.get_current())
+            tools._new_pool(ctx)
         except drv.NotSupportedError as e:
             assert "no memory pools" in str(e)
         else:
             raise AssertionError("GPUARR_POOL=async accepted without pools")
         os.environ["GPUARR_POOL"] = "fast"
         try:
-            tools._new_pool(drv.Context.get_current())
+            tools._new_pool(ctx)
         except ValueError as e:
             assert "GPUARR_POOL" in str(e)
         else:

@@ -1,5 +1,5 @@
-"""Per-context state (gpuarr._percontext, gpuarr.tools.context_dependent_memoize)
-against the fake libcuda: objects are kept per context, dropped at detach,
+"""Per-context state (gpuarr._percontext.state and
+gpuarr.tools.context_dependent_memoize) against the fake libcuda: objects are kept per context, dropped at detach,
 and no kernel of a detached context is launched in a new one.
 
 Each scenario runs in a fresh interpreter with ``GPUARR_LIBCUDA`` naming
@@ -93,7 +93,8 @@ def test_state_is_per_context_and_dropped_at_detach(fake_lib):
         no_context_raises(_percontext.current_context)
         a = dev.make_context()
         sa = get()
-        assert get() is sa and made == [a] and _percontext.current_context() is a
+        assert get() is sa and made == [a]
+        assert _percontext.current_context() is a
         b = dev.make_context()                  # pushed: b is current
         sb = get()
         assert sb is not sa and get() is sb and made == [a, b]
@@ -198,11 +199,12 @@ def test_no_kernel_of_a_detached_context_is_reused(fake_lib):
         from gpuarr import random as grandom
         from gpuarr.scan import InclusiveScanKernel
 
-        axpy = ew.ElementwiseKernel("float a, float *x, float *y", "y[i] = a * x[i] + y[i]")
-        dot = R.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]", "float *x, float *y")
+        axpy = ew.ElementwiseKernel("float a, float *x, float *y",
+                                    "y[i] = a * x[i] + y[i]")
+        dot = R.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]",
+                                "float *x, float *y")
         scan = InclusiveScanKernel(np.int32, "a+b")
         rng = grandom.default_rng(7)
-        mem = tools.context_dependent_memoize(lambda n: ga.zeros(n, np.float32))
 
         def every_family():
             x = ga.to_gpu(np.ones(1000, np.float32))
@@ -212,20 +214,25 @@ def test_no_kernel_of_a_detached_context_is_reused(fake_lib):
             names = []
             def launched():
                 names.append(fk.last_launch()["name"])
-            ew.run_elementwise("add", [y], [x, y]); launched()
-            ew.run_elementwise("multiply", [y], [x, 2.0]); launched()
-            x + y; launched()
-            axpy(2.0, x, y); launched()
-            R.run_reduction("sum", (m,), r, (1,), np.dtype(np.float32)); launched()
-            x.sum(); launched()
-            dot(x, y); launched()
-            dot(m, m, axis=0); launched()
             i = ga.to_gpu(np.arange(5000, dtype=np.int32))
-            scan(i); launched()
-            S.run_scan(i.ptr, i.dtype, i.ptr, i.dtype, 5000, "a+b", i.dtype, impl="v1"); launched()
-            S.run_column_scan(m.ptr, m.dtype, m.ptr, m.dtype, 1, 40, 25, (0, 25, 1), "a+b", m.dtype); launched()
-            rng.standard_normal(1000, dtype=np.float32); launched()
-            mem(10)
+            f4 = np.dtype(np.float32)
+            for call in (
+                    lambda: ew.run_elementwise("add", [y], [x, y]),
+                    lambda: ew.run_elementwise("multiply", [y], [x, 2.0]),
+                    lambda: x + y,
+                    lambda: axpy(2.0, x, y),
+                    lambda: R.run_reduction("sum", (m,), r, (1,), f4),
+                    lambda: x.sum(),
+                    lambda: dot(x, y),
+                    lambda: dot(m, m, axis=0),
+                    lambda: scan(i),
+                    lambda: S.run_scan(i.ptr, i.dtype, i.ptr, i.dtype, 5000,
+                                       "a+b", i.dtype, impl="v1"),
+                    lambda: S.run_column_scan(m.ptr, f4, m.ptr, f4, 1, 40, 25,
+                                              (0, 25, 1), "a+b", f4),
+                    lambda: rng.standard_normal(1000, dtype=np.float32)):
+                call()
+                launched()
             return names
 
         a = dev.make_context()
@@ -243,7 +250,8 @@ def test_no_kernel_of_a_detached_context_is_reused(fake_lib):
         launches = fk["launches"]
         second = every_family()
         assert second == first
-        assert fk["module_loads"] - loads == built, "a kernel of the detached context was reused"
+        assert fk["module_loads"] - loads == built, \
+            "a kernel of the detached context was reused"
         assert fk["launches"] - launches == len(second)
         assert fk.last_launch()["ctx"] == b.handle
         b.detach()
