@@ -25,7 +25,9 @@ _PY_SCALARS = (bool, int, float, complex)
 
 
 class VectorArg:
-    """A pointer argument of an :class:`ElementwiseKernel`.
+    """A pointer argument of a user kernel
+    (:class:`gpuarr.elementwise.ElementwiseKernel`,
+    :class:`gpuarr.reduction.ReductionKernel`).
 
     Parameters
     ----------
@@ -53,7 +55,7 @@ class VectorArg:
 
 
 class ScalarArg(VectorArg):
-    """A scalar (by value) argument of an :class:`ElementwiseKernel`."""
+    """A scalar (by value) argument of a user kernel."""
 
     def declarator(self):
         return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
@@ -311,15 +313,14 @@ class KernelArguments:
         OverflowError
             For a Python integer out of a scalar's range.
         """
-        args = values
-        if len(args) != len(self.args):
+        if len(values) != len(self.args):
             raise TypeError("%s() takes %d arguments (%d given): %s"
-                            % (self.kernel, len(self.args), len(args),
+                            % (self.kernel, len(self.args), len(values),
                                ", ".join(a.name for a in self.args)))
         n = None
         first = None
         out = []
-        for (is_scalar, name, dtype, stype), x in zip(self.decl, args):
+        for (is_scalar, name, dtype, stype), x in zip(self.decl, values):
             t = type(x)
             if is_scalar:
                 if t is stype:
