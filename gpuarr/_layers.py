@@ -50,6 +50,14 @@ LAYERS = {
     "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
                              "error reports"),
     "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
+    "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "
+                              "packing (VectorArg, ScalarArg)"),
+    "gpuarr._kernelspec": (4, "KernelSpec (one launch without a device) and "
+                              "building a kernel"),
+    "gpuarr._elementwise_plan": (4, "an elementwise launch's kernel path and "
+                                    "parameters"),
+    "gpuarr._reduction_plan": (4, "a reduction's dtypes, kernel path and "
+                                  "parameters"),
     "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
     "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
     "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),

@@ -12,38 +12,30 @@ Two public entry points for the array layer:
 
 and PyCUDA's :class:`ElementwiseKernel` for user code.
 
-Kernel paths (chosen per call from the layout after merging dimensions,
-see ``docs/kernels.md``):
-
-``rows``
-    Work split in chunks of ``block * unroll * vec`` elements of the
-    innermost merged axis; outer axes unravelled once per chunk.  With one
-    merged axis and contiguous operands this is the contiguous fast path
-    (16-byte vector accesses, ``unroll`` independent ones per thread); a
-    broadcast input along the inner axis is loaded once per chunk.
-``nd``
-    Any layout: the linear index unravelled per element.
-``transpose``
-    Two merged axes where an input is contiguous along the output's outer
-    axis: tiles staged through padded shared memory so both the loads and
-    the stores are coalesced.
+The kernel paths and their parameters are chosen by
+:func:`gpuarr._elementwise_plan.plan_spec` (re-exported here); this module
+keeps the launch plans per context and launches them.
 """
-
-import re
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
-from .kernels import render, convert, load_expr, store_expr
-from .kernels.ops import get_op, op_expression, COMPARISONS, OPS
+from . import _dtypes, _percontext
+from . import driver as _drv
+from ._enums import device_attribute
+from ._kernelargs import (  # noqa: F401 - PyCUDA's names, kept here
+    KernelArguments, ScalarArg, VectorArg, argument_decls, check_name,
+    parse_arguments, parse_c_arg)
+from ._elementwise_plan import BLOCK as _BLOCK, GRID_MAX as _GRID_MAX
+from ._elementwise_plan import plan_spec
+# KernelSpec: kept importable here
+from ._kernelspec import KernelSpec, compile_function  # noqa: F401
+from .kernels import render
+from .kernels.ops import get_op, COMPARISONS, OPS
 
 __all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
            "ScalarArg", "get_elwise_kernel", "clear_cache"]
 
 _PY_SCALARS = (bool, int, float, complex)
-_BLOCK = 256
 # indices per thread of a unit-step ElementwiseKernel launch
 _USER_UNROLL = 4
 
@@ -171,92 +163,38 @@ def resolve(op, *operands):
 # ---------------------------------------------------------------------------
 # kernel specialisation and cache
 
-_CTX_STATE = _percontext.table()  # context -> (plans, kernels, sm count)
 _MAX_PLANS = 2048
-_GRID_MAX = 2 ** 31 - 1     # gridDim.x limit
-# The state of the context seen last: (context, state).  A launch compares
-# the current context with it by identity instead of hashing it.
-_LAST = (None, None)
-_DRV = None
+
+
+def _new_state(ctx):
+    """A context's state: (plans by key, kernels by kernel key, its
+    device's multiprocessor count)."""
+    sm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
+    return ({}, {}, int(sm))
+
+
+#: The current context's state (see :func:`_new_state`).
+_ctx_state = _percontext.state(_new_state)
 
 
 def clear_cache():
     """Forget every launch plan and kernel (they are rebuilt on demand)."""
-    global _LAST
-    _CTX_STATE.clear()
-    _LAST = (None, None)
-
-
-def _forget_last(ctx):
-    global _LAST
-    if _LAST[0] is ctx:
-        _LAST = (None, None)
-
-
-_percontext.on_detach(_forget_last)
-
-
-def _drv():
-    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
-    global _DRV
-    d = _DRV
-    if d is None:
-        from . import driver as d
-        _DRV = d
-    return d
+    _ctx_state.clear()
 
 
 def current_context():
     """The current :class:`gpuarr.driver.Context`, or None."""
-    d = _DRV
-    if d is None:
-        d = _drv()
-    return d.Context.get_current()
-
-
-def _ctx_state():
-    global _LAST
-    ctx = current_context()
-    last = _LAST
-    if ctx is last[0] and ctx is not None:
-        return last[1]
-    st = _CTX_STATE.get(ctx)
-    if st is None:
-        if ctx is None:
-            raise _errors_invalid_context()
-        drv = _drv()
-        sm = ctx.get_device().get_attribute(
-            drv.device_attribute.MULTIPROCESSOR_COUNT)
-        st = ({}, {}, int(sm))
-        _CTX_STATE[ctx] = st
-    _LAST = (ctx, st)
-    return st
-
-
-def _errors_invalid_context():
-    from ._errors import InvalidContextError
-    return InvalidContextError(
-        "no CUDA context is current: import gpuarr.autoinit first",
-        code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+    return _drv.Context.get_current()
 
 
 def _compile(kernels, kkey, source, name, arg_chars, options=None):
-    fn = kernels.get(kkey)
-    if fn is None:
-        from .compiler import SourceModule
-        mod = SourceModule(source, options=options, no_extern_c=True)
-        fn = mod.get_function(name)
-        fn.prepare(arg_chars)
-        kernels[kkey] = (fn, mod)
-        return fn
-    return fn[0]
-
-
-def _scalar_param(dt):
-    """(C type, prepare char) of a scalar kernel parameter of loop dtype."""
-    if dt.kind == "f" and dt.itemsize == 2:
-        return "float", "f"
-    return _dtypes.reg_ctype(dt), dt.char
+    """The function of ``kernels[kkey]``, compiled from ``source`` first
+    when missing."""
+    ent = kernels.get(kkey)
+    if ent is None:
+        ent = kernels[kkey] = compile_function(source, name, arg_chars,
+                                               options)
+    return ent[0]
 
 
 def _scalar_value(x, dt):
@@ -265,33 +203,6 @@ def _scalar_value(x, dt):
     if dt.kind == "f" and dt.itemsize == 2:
         return np.float32(v)
     return v
-
-
-def _apply_function(op, in_dts, scalar, loop_in, op_out, out_dts):
-    """Arguments and body of the per-element function ``ga_apply``."""
-    args = []
-    body = []
-    for k, dt in enumerate(out_dts):
-        args.append(("%s &" % _dtypes.ctype(dt), "o%d" % k))
-    xs = []
-    for k, (dt, sc, ldt) in enumerate(zip(in_dts, scalar, loop_in)):
-        if sc:
-            args.append((_dtypes.reg_ctype(ldt), "a%d" % k))
-            src = convert("a%d" % k, ldt, ldt)
-        else:
-            args.append((_dtypes.ctype(dt), "a%d" % k))
-            src = convert(load_expr("a%d" % k, dt), dt, ldt)
-        body.append("const %s x%d = %s;" % (_dtypes.reg_ctype(ldt), k, src))
-        body.append("(void)x%d;" % k)
-        xs.append("x%d" % k)
-    expr = op_expression(op, loop_in, xs)
-    rdt = op_out[0]
-    if rdt.kind == "f" and rdt.itemsize == 2:
-        expr = "ga_hround((float)(%s))" % expr
-    body.append("const %s r = %s;" % (_dtypes.reg_ctype(rdt), expr))
-    for k, dt in enumerate(out_dts):
-        body.append("o%d = %s;" % (k, store_expr(convert("r", rdt, dt), dt)))
-    return args, body
 
 
 class _Plan:
@@ -305,23 +216,6 @@ class _Plan:
         self.scalars = scalars
 
 
-def _choose_vec(arrays, inner_kinds, outer_strides, max_isz, cap=16):
-    """Largest vector width every contiguous operand is aligned for."""
-    v = max(1, min(cap, 16 // max_isz))
-    while v > 1:
-        ok = True
-        for (ptr, isz), kind, ost in zip(arrays, inner_kinds, outer_strides):
-            if kind != "c":
-                continue
-            if ptr % (v * isz) or any(s % v for s in ost):
-                ok = False
-                break
-        if ok:
-            return v
-        v //= 2
-    return 1
-
-
 def _make_plan(state, op, loop_in, op_out, outputs, inputs, scalar, shape):
     kernels, nsm = state[1], state[2]
     spec = plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm)
@@ -331,225 +225,6 @@ def _make_plan(state, op, loop_in, op_out, outputs, inputs, scalar, shape):
     else:
         fn = entry[0]
     return _Plan(fn, spec.grid, spec.block, spec.tail, spec.scalars)
-
-
-class KernelSpec:
-    """Everything about one launch except the device: the kernel's cache
-    key, how to render it, its argument format, grid and trailing
-    arguments.  Built by :func:`plan_spec` (no GPU needed)."""
-
-    __slots__ = ("kkey", "name", "render_kw", "chars", "grid", "block",
-                 "tail", "scalars", "path")
-
-    def source(self):
-        """Render the kernel's CUDA source."""
-        return render("elementwise.cu.mako", **self.render_kw)
-
-
-def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
-    """Choose the kernel path and parameters for one elementwise launch.
-
-    Parameters are those of :func:`run_elementwise` after resolution;
-    ``nsm`` is the device's multiprocessor count.  Returns a
-    :class:`KernelSpec`; pure Python, used by the tests to render and
-    compile every path without a GPU.
-    """
-    op = get_op(op)
-    nout = len(outputs)
-    arrays = [a for a in outputs] + [x for x, s in zip(inputs, scalar) if not s]
-    # operand descriptors: outputs first, then inputs, in argument order
-    ops_desc = []
-    params = []
-    chars = []
-    for k, o in enumerate(outputs):
-        ops_desc.append({"name": "out%d" % k, "mtype": _dtypes.ctype(o.dtype),
-                         "out": True, "scalar": False, "idx": k})
-        params.append(("%s *__restrict__" % _dtypes.ctype(o.dtype), "out%d" % k))
-        chars.append("P")
-    scalars = []
-    for k, (x, s) in enumerate(zip(inputs, scalar)):
-        idx = nout + k
-        if s:
-            ct, ch = _scalar_param(loop_in[k])
-            ops_desc.append({"name": "in%d" % k, "mtype": ct, "out": False,
-                             "scalar": True, "idx": idx, "kind": "-"})
-            params.append((ct, "in%d" % k))
-            chars.append(ch)
-            scalars.append((k, loop_in[k]))
-        else:
-            ct = _dtypes.ctype(x.dtype)
-            ops_desc.append({"name": "in%d" % k, "mtype": ct, "out": False,
-                             "scalar": False, "idx": idx})
-            params.append(("const %s *__restrict__" % ct, "in%d" % k))
-            chars.append("P")
-    adesc = [d for d in ops_desc if not d["scalar"]]
-    # element strides, merged
-    estrides = []
-    for a in arrays:
-        isz = a.dtype.itemsize
-        st = tuple(a.strides)
-        if any(s % isz for s in st):
-            raise ValueError("strides %s are not a multiple of the item size "
-                             "%d" % (st, isz))
-        estrides.append(tuple(s // isz for s in st))
-    mshape, mstrides = _dtypes.merge_dims(tuple(shape), estrides)
-    if not mshape:
-        mshape = (1,)
-        mstrides = tuple((0,) for _ in arrays)
-    ndim = len(mshape)
-    max_isz = max(a.dtype.itemsize for a in arrays) if arrays else 1
-    bstrides = [tuple(s * a.dtype.itemsize for s in st)
-                for st, a in zip(mstrides, arrays)]
-    wide = _dtypes.needs_64bit(mshape, bstrides, margin=1 << 20)
-    itype, ich = ("long long", "q") if wide else ("int", "i")
-    ptrs = [(a.ptr, a.dtype.itemsize) for a in arrays]
-    in_dts = [x.dtype if not s else loop_in[k]
-              for k, (x, s) in enumerate(zip(inputs, scalar))]
-    out_dts = [o.dtype for o in outputs]
-
-    path = None
-    # --- transpose: an input contiguous along the output's outer axis
-    if ndim == 2 and mshape[0] >= 16 and mshape[1] >= 16 and arrays:
-        outs_ok = all(mstrides[k][1] == 1 for k in range(nout))
-        staged = [k for k in range(nout, len(arrays))
-                  if mstrides[k][0] == 1 and mstrides[k][1] not in (0, 1)]
-        smem_isz = sum(arrays[k].dtype.itemsize for k in staged)
-        if outs_ok and staged and smem_isz * 32 * 33 <= 48 * 1024:
-            path = "transpose"
-    if path is None:
-        inner = mshape[-1]
-        kinds = []
-        for k, st in enumerate(mstrides):
-            s = st[-1]
-            if s == 1:
-                kinds.append("c")
-            elif s == 0 and k >= nout:
-                kinds.append("0")
-            else:
-                kinds.append("s")
-        if all(kd != "s" for kd in kinds):
-            vec = _choose_vec(ptrs, kinds, [st[:-1] for st in mstrides],
-                              max(a.dtype.itemsize for a, kd in zip(arrays, kinds)
-                                  if kd == "c") if "c" in kinds else 1)
-        else:
-            vec = 1
-        # 16 bytes per operand per thread: one vector access, or several
-        # scalar ones (half as many when gathering a strided operand, whose
-        # sectors are partly wasted).  Sweeps on the H200 (runs 29-30,
-        # benchmarks/NOTES.md): the 2**28 float32 add kernel 4309-4325 ->
-        # 4355-4373 GB/s with one 16-byte vector per thread instead of four.
-        unroll = max(1, 16 // (vec * max_isz))
-        if "s" in kinds:
-            unroll = max(1, unroll // 2)
-        while unroll > 1 and inner < _BLOCK * unroll * vec:
-            unroll //= 2
-        # mid-sized arrays: fewer elements per thread, more blocks in flight
-        total = 1
-        for n in mshape:
-            total *= n
-        while unroll > 1 and total < nsm * 8 * _BLOCK * unroll * vec:
-            unroll //= 2
-        chunk = _BLOCK * unroll * vec
-        if ndim == 1 or inner * 2 >= chunk:
-            path = "rows"
-        else:
-            path = "nd"
-    block = _BLOCK
-    tail = []
-    if path == "rows":
-        for d, o in zip(adesc, kinds):
-            d["kind"] = o
-        cpr = -(-mshape[-1] // chunk)
-        nrows = 1
-        for n in mshape[:-1]:
-            nrows *= n
-        n_chunks = cpr * nrows
-        # one block per chunk: no grid-stride tail, and blocks that do not
-        # fit at once simply start later (the loop in the kernel only runs
-        # more than once past gridDim.x's limit)
-        grid = max(1, min(n_chunks, _GRID_MAX))
-        tparams = [("I", "n_inner"), ("I", "chunks_per_row"), ("I", "n_chunks")]
-        tail += [mshape[-1], cpr, n_chunks]
-        for d in range(1, ndim - 1):
-            tparams.append(("I", "shape%d" % d))
-            tail.append(mshape[d])
-        for d in range(ndim - 1):
-            for ad, st in zip(adesc, mstrides):
-                tparams.append(("I", "ost%d_%d" % (ad["idx"], d)))
-                tail.append(st[d])
-        for ad, st in zip(adesc, mstrides):
-            if ad["kind"] == "s":
-                tparams.append(("I", "ist%d" % ad["idx"]))
-                tail.append(st[-1])
-        extra = {"vec": vec, "unroll": unroll, "tile": 0}
-        kshape = (ndim, vec, unroll, tuple(kinds))
-    elif path == "nd":
-        n = 1
-        for s in mshape:
-            n *= s
-        grid = max(1, min(-(-n // block), _GRID_MAX))
-        if not wide and n + grid * block > _dtypes.INT32_MAX:
-            # idx += gridDim.x * block must not overflow a 32-bit index
-            grid = min(grid, nsm * (2048 // block))
-        tparams = [("I", "n")]
-        tail.append(n)
-        for d in range(1, ndim):
-            tparams.append(("I", "shape%d" % d))
-            tail.append(mshape[d])
-        for d in range(ndim):
-            for ad, st in zip(adesc, mstrides):
-                tparams.append(("I", "ost%d_%d" % (ad["idx"], d)))
-                tail.append(st[d])
-        extra = {"vec": 1, "unroll": 1, "tile": 0}
-        kshape = (ndim,)
-    else:  # transpose
-        for k, ad in enumerate(adesc):
-            ad["kind"] = "T" if k in staged else "s"
-        tile = 64 if max_isz <= 4 and smem_isz * 64 * 65 <= 48 * 1024 else 32
-        vec = max(1, min(4, 16 // max_isz))
-        while vec > 1:
-            ok = all(arrays[k].ptr % (vec * arrays[k].dtype.itemsize) == 0
-                     and mstrides[k][1] % vec == 0 for k in staged)
-            ok = ok and all(arrays[k].ptr % (vec * arrays[k].dtype.itemsize) == 0
-                            and mstrides[k][0] % vec == 0 for k in range(nout))
-            if ok:
-                break
-            vec //= 2
-        tiles_x = -(-mshape[1] // tile)
-        n_tiles = tiles_x * -(-mshape[0] // tile)
-        grid = max(1, min(n_tiles, nsm * (2048 // block)))
-        tparams = [("I", "shape0"), ("I", "shape1"), ("I", "tiles_x"),
-                   ("I", "n_tiles")]
-        tail += [mshape[0], mshape[1], tiles_x, n_tiles]
-        for ad, st in zip(adesc, mstrides):
-            tparams += [("I", "ost%d_0" % ad["idx"]), ("I", "ost%d_1" % ad["idx"])]
-            tail += [st[0], st[1]]
-        extra = {"vec": vec, "unroll": 1, "tile": tile}
-        kshape = (vec, tile, tuple(ad["kind"] for ad in adesc))
-    params = params + [(itype if t == "I" else t, n) for t, n in tparams]
-    chars = "".join(chars) + ich * len(tparams)
-    spec = KernelSpec()
-    spec.path = path
-    spec.kkey = (path, op.name, tuple(in_dts), tuple(scalar), tuple(loop_in),
-                 tuple(out_dts), itype, kshape)
-    apply_args, apply_body = _apply_function(op, in_dts, scalar, loop_in,
-                                             op_out, out_dts)
-    spec.name = "gpuarr_%s_%s" % (path, op.name)
-    spec.render_kw = dict(
-        name=spec.name, path=path, itype=itype, block=block, params=params,
-        preamble="", ops=ops_desc, apply_args=apply_args,
-        apply_body=apply_body, ndim=ndim, operation="", loop_prep="",
-        after_loop="", dense=False, aligned=[], **extra)
-    spec.chars = chars
-    spec.grid = (grid, 1, 1)
-    spec.block = (block, 1, 1)
-    spec.tail = tuple(tail)
-    spec.scalars = tuple(scalars)
-    return spec
-
-
-class _OutOfRange(Exception):
-    pass
 
 
 class _Contiguous:
@@ -822,202 +497,6 @@ def _compare_out_of_range(op, outputs, inputs, value, lo, hi, stream):
 # user kernels (PyCUDA's ElementwiseKernel)
 
 
-class VectorArg:
-    """A pointer argument of an :class:`ElementwiseKernel`.
-
-    Parameters
-    ----------
-    dtype : dtype-like
-    name : str
-    """
-
-    def __init__(self, dtype, name):
-        self.dtype = np.dtype(dtype)
-        self.name = name
-
-    def declarator(self):
-        """The C declaration of the parameter."""
-        return "%s *%s" % (_dtypes.ctype(self.dtype), self.name)
-
-    def __repr__(self):
-        return "VectorArg(%s, %r)" % (self.dtype, self.name)
-
-    def __eq__(self, other):
-        return (type(self) is type(other) and self.dtype == other.dtype
-                and self.name == other.name)
-
-    def __hash__(self):
-        return hash((type(self), self.dtype, self.name))
-
-
-class ScalarArg(VectorArg):
-    """A scalar (by value) argument of an :class:`ElementwiseKernel`."""
-
-    def declarator(self):
-        return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
-
-    def __repr__(self):
-        return "ScalarArg(%s, %r)" % (self.dtype, self.name)
-
-
-_C_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char
-char8_t char16_t char32_t class compl concept const consteval constexpr
-constinit const_cast continue co_await co_return co_yield decltype default
-delete do double dynamic_cast else enum explicit export extern false float
-for friend goto if inline int long mutable namespace new noexcept not not_eq
-nullptr operator or or_eq private protected public register
-reinterpret_cast requires restrict return short signed sizeof static
-static_assert static_cast struct switch template this thread_local throw
-true try typedef typeid typename union unsigned using virtual void volatile
-wchar_t while xor xor_eq _Bool _Complex __global__ __device__ __host__
-__shared__ __constant__ __restrict__ main
-""".split())
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-# C type spellings accepted in argument lists -> dtype
-_TYPE_NAMES = {
-    "bool": "?", "_Bool": "?",
-    "char": "b", "signed char": "b", "int8_t": "b",
-    "unsigned char": "B", "uint8_t": "B",
-    "short": "h", "short int": "h", "signed short": "h", "int16_t": "h",
-    "signed short int": "h",
-    "unsigned short": "H", "unsigned short int": "H", "uint16_t": "H",
-    "int": "i", "signed int": "i", "signed": "i", "int32_t": "i",
-    "unsigned": "I", "unsigned int": "I", "uint32_t": "I",
-    "long": "q", "long int": "q", "signed long": "q", "long long": "q",
-    "long long int": "q", "signed long long": "q", "int64_t": "q",
-    "ptrdiff_t": "q", "ssize_t": "q",
-    "unsigned long": "Q", "unsigned long int": "Q",
-    "unsigned long long": "Q", "unsigned long long int": "Q",
-    "uint64_t": "Q", "size_t": "Q",
-    "ga_half": "e", "half": "e", "__half": "e",
-    "float": "f", "double": "d",
-    "ga_complex<float>": "F", "pycuda::complex<float>": "F",
-    "complex<float>": "F", "gpuarr::complex<float>": "F",
-    "ga_complex<double>": "D", "pycuda::complex<double>": "D",
-    "complex<double>": "D", "gpuarr::complex<double>": "D",
-}
-
-
-def _check_name(name, what):
-    if not isinstance(name, str) or not _IDENT.match(name):
-        raise ValueError("%s %r is not a valid C identifier" % (what, name))
-    if name in _C_KEYWORDS:
-        raise ValueError("%s %r is a C/C++ keyword" % (what, name))
-
-
-def parse_c_arg(decl):
-    """Parse one C parameter declaration into a VectorArg or ScalarArg.
-
-    Parameters
-    ----------
-    decl : str
-        For example ``"float *x"``, ``"const double* __restrict__ y"``,
-        ``"unsigned int n"``.
-
-    Returns
-    -------
-    VectorArg or ScalarArg
-
-    Raises
-    ------
-    ValueError
-        When the declaration cannot be parsed or names an unknown type.
-    """
-    s = decl.strip()
-    if not s:
-        raise ValueError("empty argument declaration")
-    m = re.match(r"^(.*?)([A-Za-z_][A-Za-z0-9_]*)\s*(\[\s*\])?$", s, re.S)
-    if m is None:
-        raise ValueError("cannot parse argument declaration %r" % decl)
-    tpart, name, brackets = m.group(1), m.group(2), m.group(3)
-    pointer = tpart.count("*") + (1 if brackets else 0)
-    if pointer > 1:
-        raise ValueError("argument %r: pointers to pointers are not supported"
-                         % name)
-    words = tpart.replace("*", " ").split()
-    words = [w for w in words if w not in ("const", "volatile", "__restrict__",
-                                           "restrict", "__restrict")]
-    tname = " ".join(words)
-    tname = re.sub(r"\s*<\s*", "<", tname)
-    tname = re.sub(r"\s*>", ">", tname)
-    if not tname:
-        raise ValueError("argument %r has no type" % name)
-    try:
-        dt = np.dtype(_TYPE_NAMES[tname])
-    except KeyError:
-        raise ValueError("argument %r: unknown C type %r" % (name, tname)) from None
-    _check_name(name, "argument name")
-    return (VectorArg if pointer else ScalarArg)(dt, name)
-
-
-def parse_arguments(arguments):
-    """Parse a C argument list (string) or a list of Vector/ScalarArgs.
-
-    Returns
-    -------
-    list of VectorArg / ScalarArg
-    """
-    if isinstance(arguments, str):
-        parts = [p for p in _split_args(arguments)]
-        if len(parts) == 1 and not parts[0].strip():
-            raise ValueError("ElementwiseKernel needs at least one argument")
-        args = [parse_c_arg(p) for p in parts]
-    else:
-        args = []
-        for a in arguments:
-            if isinstance(a, VectorArg):
-                _check_name(a.name, "argument name")
-                _dtypes.check_supported(a.dtype)
-                args.append(a)
-            elif isinstance(a, str):
-                args.append(parse_c_arg(a))
-            else:
-                raise TypeError("arguments must be a C declaration string or "
-                                "VectorArg/ScalarArg objects, not %r" % (a,))
-        if not args:
-            raise ValueError("ElementwiseKernel needs at least one argument")
-    names = set()
-    for a in args:
-        if a.name in names:
-            raise ValueError("argument name %r used twice" % a.name)
-        if a.name in ("i", "n") or a.name.startswith("ga_"):
-            raise ValueError("argument name %r is reserved" % a.name)
-        names.add(a.name)
-    if not any(isinstance(a, VectorArg) and not isinstance(a, ScalarArg)
-               for a in args):
-        raise ValueError("ElementwiseKernel needs at least one pointer "
-                         "argument")
-    return args
-
-
-def _split_args(s):
-    # split at commas outside <...>
-    out, depth, cur = [], 0, []
-    for ch in s:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
-def argument_decls(args):
-    """Per parsed argument: (scalar?, name, dtype, the dtype's scalar type),
-    as :meth:`ElementwiseKernel._prepare_args` reads them on each call
-    (``_decl`` of the kernels sharing it)."""
-    return [(isinstance(a, ScalarArg), a.name, a.dtype, a.dtype.type)
-            for a in args]
-
-
 class ElementwiseKernel:
     """A kernel applying ``operation`` for every index ``i`` (PyCUDA's form).
 
@@ -1051,10 +530,13 @@ class ElementwiseKernel:
 
     def __init__(self, arguments, operation, name="kernel", keep=False,
                  options=None, preamble="", loop_prep="", after_loop=""):
-        _check_name(name, "kernel name")
+        check_name(name, "kernel name")
         if not isinstance(operation, str) or not operation.strip():
             raise ValueError("operation must be a non-empty string of C code")
-        self.args = parse_arguments(arguments)
+        self._arguments = KernelArguments(arguments, name)
+        self.args = self._arguments.args
+        # the per-call check and conversion of the arguments
+        self._pack = self._arguments.pack
         self.operation = operation
         self.name = name
         self.keep = keep
@@ -1062,8 +544,7 @@ class ElementwiseKernel:
         self.preamble = preamble
         self.loop_prep = loop_prep
         self.after_loop = after_loop
-        self._vec_idx = [k for k, a in enumerate(self.args)
-                         if not isinstance(a, ScalarArg)]
+        self._vec_idx = self._arguments.vector_index
         # the vector layout of unit-step launches: ``_vec`` consecutive
         # indices per thread, each array's pointer aligned to ``_vec`` of
         # its elements (at most 16 bytes).  Only for arrays of C's own
@@ -1076,26 +557,18 @@ class ElementwiseKernel:
                     for dt in dts)
         self._vec = max(1, min(4, 16 // max(sizes))) if sizes and plain else 1
         self._align = [min(16, self._vec * s) for s in sizes]
-        self._decl = argument_decls(self.args)
         self._fns = {}
         self._memo = None
 
     def _source(self, itype, dense=False, restrict=False, vec=1):
-        params = []
-        aligned = []
-        ptr = " *__restrict__" if restrict else " *"
-        for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
-            if isinstance(a, ScalarArg):
-                params.append((ct, a.name))
-            else:
-                params.append((ct + ptr, a.name))
-                aligned.append((a.name, min(16, vec * a.dtype.itemsize)))
+        params = self._arguments.params(" *__restrict__" if restrict else " *")
+        aligned = [(a.name, min(16, vec * a.dtype.itemsize))
+                   for a in self.args if not isinstance(a, ScalarArg)]
         params += [(itype, "ga_start"), (itype, "ga_stop"), (itype, "ga_step")]
         return render("elementwise.cu.mako", name=self.name, path="user",
                       itype=itype, block=_BLOCK, params=params,
-                      preamble=self.preamble, ops=[], apply_args=[],
-                      apply_body=[], ndim=1, vec=vec if dense else 1,
+                      preamble=self.preamble, ops=[], apply=None,
+                      ndim=1, vec=vec if dense else 1,
                       unroll=_USER_UNROLL if dense else 1, tile=0,
                       operation=self.operation, loop_prep=self.loop_prep,
                       after_loop=self.after_loop, dense=dense,
@@ -1125,61 +598,9 @@ class ElementwiseKernel:
         return self._source("long long" if wide else "int", dense, restrict,
                             vec)
 
-    def _prepare_args(self, args):
-        if len(args) != len(self.args):
-            raise TypeError("%s() takes %d arguments (%d given): %s"
-                            % (self.name, len(self.args), len(args),
-                               ", ".join(a.name for a in self.args)))
-        n = None
-        first = None
-        out = []
-        for (is_scalar, name, dtype, stype), x in zip(self._decl, args):
-            t = type(x)
-            if is_scalar:
-                if t is stype:
-                    v = x               # already the declared numpy type
-                elif t in _PY_SCALARS:
-                    try:
-                        v = _dtypes.convert_scalar(x, dtype)
-                    except (OverflowError, TypeError) as exc:
-                        raise type(exc)("argument %r: %s" % (name, exc)) from None
-                elif isinstance(x, np.generic):
-                    v = _dtypes.convert_scalar(x, dtype)
-                else:
-                    raise TypeError("argument %r: expected a scalar, got %s"
-                                    % (name, t.__name__))
-                out.append(v)
-                continue
-            if t in _PY_SCALARS or isinstance(x, np.generic) or \
-                    not hasattr(x, "ptr"):
-                raise TypeError("argument %r: expected a device array, got %s"
-                                % (name, t.__name__))
-            if x.dtype != dtype:
-                raise TypeError("argument %r: array of dtype %s where %s was "
-                                "declared" % (name, x.dtype, dtype))
-            shape = x.shape
-            if len(shape) == 1:
-                size = shape[0]
-                contiguous = size < 2 or x.strides[0] == dtype.itemsize
-            else:
-                size = 1
-                for d in shape:
-                    size *= d
-                contiguous = _is_contiguous(x)
-            if not contiguous:
-                raise ValueError("argument %r: ElementwiseKernel needs "
-                                 "contiguous arrays" % name)
-            if n is None:
-                n, first = size, name
-            elif size != n:
-                raise ValueError("argument %r has %d elements where %r has %d"
-                                 % (name, size, first, n))
-            out.append(x.ptr)
-        return out, n
-
     def _disjoint(self, vals, n):
         """Whether no two array arguments (``vals`` from
-        :meth:`_prepare_args`, ``n`` elements each) share a byte:
+        :meth:`KernelArguments.pack`, ``n`` elements each) share a byte:
         ``__restrict__`` is then true."""
         spans = sorted([(vals[k], n * isz)
                         for k, isz in zip(self._vec_idx, self._sizes)])
@@ -1203,7 +624,7 @@ class ElementwiseKernel:
                                 % ", ".join(sorted(kwargs)))
         else:
             rng = slc = stream = None
-        vals, n = self._prepare_args(args)
+        vals, n = self._pack(args)
         if rng is None and slc is None:
             if n:
                 self._launch(vals, n, 0, n, 1, n, stream)
@@ -1269,15 +690,10 @@ class ElementwiseKernel:
         fn = ent[1] if ent is not None and ent[0] is state else None
         if fn is None:
             itype = "long long" if wide else "int"
-            chars = "".join("P" if not isinstance(a, ScalarArg)
-                            else _arg_char(a.dtype) for a in self.args)
-            chars += ("q" if wide else "i") * 3
-            from .compiler import SourceModule
-            mod = SourceModule(self._source(itype, dense, restrict, vec),
-                               options=self.options, no_extern_c=True,
-                               keep=self.keep)
-            fn = mod.get_function(self.name)
-            fn.prepare(chars)
+            chars = self._arguments.chars + ("q" if wide else "i") * 3
+            fn, mod = compile_function(
+                self._source(itype, dense, restrict, vec), self.name, chars,
+                self.options, self.keep)
             self._fns[key] = (state, fn)
             self._mod = mod
         if dense:
@@ -1287,24 +703,6 @@ class ElementwiseKernel:
         self._memo = (state, memo_key, fn, (grid, 1, 1))
         fn.prepared_async_call((grid, 1, 1), (_BLOCK, 1, 1), stream,
                                *vals, start, stop, step)
-
-
-def _arg_char(dt):
-    return dt.char
-
-
-def _is_contiguous(x):
-    """C-contiguous per numpy's rule (size-1 axes' strides do not matter)."""
-    shape = x.shape
-    st = x.strides
-    expect = x.dtype.itemsize
-    for n, s in zip(reversed(shape), reversed(st)):
-        if n == 0:
-            return True
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
 
 
 def get_elwise_kernel(arguments, operation, name="kernel", **kwargs):

@@ -42,8 +42,9 @@ import os
 import numpy as np
 
 from . import _creation, _percontext
-
 from . import _philox
+from ._enums import device_attribute
+from ._kernelspec import compile_function
 
 __all__ = ["Philox", "Generator", "default_rng"]
 
@@ -173,7 +174,9 @@ class Philox:
 # ---------------------------------------------------------------------------
 # kernels
 
-_KERNELS = _percontext.table()  # (context, dist, dtype, affine, per, impl) -> entry
+#: The current context's kernels: (dist, dtype char, affine, per, impl) ->
+#: (function, grid cap, module).
+_kernels = _percontext.state(lambda ctx: {})
 _IMPLS = ("v1", "v2")
 
 
@@ -235,28 +238,22 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
 
 
 def _kernel(dist, dt, affine, per, impl):
-    from . import driver as drv
-    ctx = drv.Context.get_current()
-    kkey = (ctx, dist, dt.char, affine, per, impl)
-    entry = _KERNELS.get(kkey)
+    """(function, grid cap, module) of a kernel in the current context."""
+    kernels = _kernels()
+    kkey = (dist, dt.char, affine, per, impl)
+    entry = kernels.get(kkey)
     if entry is None:
-        if ctx is None:
-            from .elementwise import _errors_invalid_context
-            raise _errors_invalid_context()
-        from .compiler import SourceModule
         name, src, chars = kernel_spec(dist, dt, affine, per, impl)
-        mod = SourceModule(src, no_extern_c=True)
-        fn = mod.get_function(name)
-        fn.prepare(chars)
-        dev = ctx.get_device()
-        nsm = dev.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+        fn, mod = compile_function(src, name, chars)
+        nsm = _percontext.current_context().get_device().get_attribute(
+            device_attribute.MULTIPROCESSOR_COUNT)
         # resident blocks per SM from the register count (allocated per
         # warp in units of 256 registers), at most 2048 threads per SM
         regs = max(1, fn.num_regs)
         per_warp = -(-regs * 32 // 256) * 256
         bps = max(1, min(2048 // _BLOCK, 65536 // (per_warp * (_BLOCK // 32))))
         entry = (fn, int(nsm) * bps, mod)
-        _KERNELS[kkey] = entry
+        kernels[kkey] = entry
     return entry
 
 
@@ -281,7 +278,7 @@ def _launch(bitgen, dist, out, affine, per, a, b, thresh=0, stream=None):
 
 def clear_cache():
     """Forget the compiled kernels (they are rebuilt on demand)."""
-    _KERNELS.clear()
+    _kernels.clear()
 
 
 # ---------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Reduction kernels: numpy's reductions on device arrays, and user kernels.
 
 Layer 4: takes anything array-like (``.ptr``, ``.dtype``, ``.shape``,
-``.strides`` in bytes) and never imports :mod:`gpuarr.gpuarray` at import
-time.  Two entry points:
+``.strides`` in bytes) and never imports the array layer.  Two entry
+points:
 
 * :func:`run_reduction` - a built-in reduction (``"sum"``, ``"max"``,
   ``"argmax"``, ``"dot"``, ...) of operands over some axes into an output
@@ -10,603 +10,59 @@ time.  Two entry points:
   decides numpy's dtypes and shapes);
 * :class:`ReductionKernel` - PyCUDA's user reductions, plus ``axis=``.
 
-Kernel paths (``docs/reductions.md``): the kept axes ("K") and the reduced
-axes ("R") are merged separately, so every reduction is ``n_rows`` outputs
-each reducing ``L`` elements.
-
-``rows``
-    A warp (short rows) or a block (long rows, and the one-output case)
-    reduces a (row, segment) work item, striding along the row with
-    16-byte vector loads when it is contiguous and aligned; chosen when the
-    reduced axes are innermost in memory, and for full reductions.
-``cols``
-    Lanes map to 32 consecutive outputs and 8 slices of a block stride over
-    the reduced index, so each warp load is coalesced; chosen when the kept
-    axes are innermost in memory (``sum(axis=0)`` of a C array).
-
-When the rows (or column tiles) are too few to fill the GPU, each is cut
-into segments; segment partials go to a per-stream workspace and the last
-block to finish a row (atomic ticket) combines them, writes the result and
-resets its ticket: one launch in every case.
+The dtypes, kernel paths and parameters are chosen by
+:mod:`gpuarr._reduction_plan` (``reduce_spec`` and ``OPS`` are re-exported
+here); this module keeps the plans, kernels and workspaces per context and
+launches them.
 """
 
 import collections
+import operator
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
-from .kernels import render, convert, store_expr
+from . import _dtypes, _percontext, tools
+from . import driver as _drv
+from ._enums import device_attribute
+from ._kernelargs import KernelArguments, ScalarArg, check_name
+from ._kernelspec import KernelSpec  # noqa: F401 - kept importable here
+from ._reduction_plan import (  # noqa: F401 - OPS, op_dtypes kept here
+    OPS, PART_BYTES, TICKETS, op_dtypes, reduce_spec, user_dtypes)
 
 __all__ = ["run_reduction", "ReductionKernel", "reduce_spec", "OPS",
-           "set_array_factory", "clear_cache", "full_entry"]
+           "set_array_factory", "clear_cache", "full_entry", "state", "State",
+           "MAX_PLANS"]
 
-_BLOCK = 256
-_RS = _BLOCK // 32          # slices of the cols path
-_MAX_ROW_ITEMS = 8192       # rows * splits when split (rows path)
-_MAX_COL_ITEMS = 2048       # tiles * splits when split (cols path)
-_PART_BYTES = max(_MAX_ROW_ITEMS, _MAX_COL_ITEMS * 32) * 32
 # explicit streams whose workspace (2 MiB) is kept, per context
 _MAX_STREAM_WS = 8
-_TICKETS = _MAX_ROW_ITEMS
-_MAX_PLANS = 4096
-_MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
-_MIN_SEG = 8192             # fewest elements worth a block of their own
-_ROW_UNROLL = 8             # vector loads per step, one block per long row
-
-#: built-in reductions: name -> (number of inputs, commutative over the
-#: reduced elements' order, uses a per-row auxiliary value)
-OPS = {
-    "sum": (1, True, False), "prod": (1, True, False),
-    "nansum": (1, True, False), "mean": (1, True, False),
-    "max": (1, True, False), "min": (1, True, False),
-    "nanmax": (1, True, False), "nanmin": (1, True, False),
-    "any": (1, True, False), "all": (1, True, False),
-    "count_nonzero": (1, True, False),
-    "argmax": (1, False, False), "argmin": (1, False, False),
-    "dot": (2, True, False), "vdot": (2, True, False),
-    "var": (1, True, True), "std": (1, True, True),
-    "sumsq": (1, True, False), "abssum": (1, True, False),
-    "absmax": (1, True, False), "absmin": (1, True, False),
-}
-
-_F2 = np.dtype("f2")
-_F4 = np.dtype("f4")
-_F8 = np.dtype("f8")
-_I4 = np.dtype("i4")
-_U4 = np.dtype("u4")
-_I8 = np.dtype("i8")
-_U8 = np.dtype("u8")
-
-
-def _real(dt):
-    if dt.kind == "c":
-        return _F4 if dt.itemsize == 8 else _F8
-    return dt
-
-
-def _lowest(dt, ct):
-    """C expression of the smallest value of compute type ``ct``."""
-    if dt.kind in "iub":
-        lo = _dtypes.int_bounds(dt)[0]
-        if dt == _I8:
-            return "(-9223372036854775807LL - 1)"
-        return "((%s)%d)" % (ct, lo)
-    if dt.kind == "c":
-        f = "ga_ninf_f()" if dt.itemsize == 8 else "ga_ninf_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_ninf_f()" if dt.itemsize <= 4 else "ga_ninf_d()"
-
-
-def _highest(dt, ct):
-    if dt.kind in "iub":
-        hi = _dtypes.int_bounds(dt)[1]
-        suffix = "ULL" if dt == _U8 else ("LL" if dt == _I8 else "")
-        return "((%s)%d%s)" % (ct, hi, suffix)
-    if dt.kind == "c":
-        f = "ga_pinf_f()" if dt.itemsize == 8 else "ga_pinf_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_pinf_f()" if dt.itemsize <= 4 else "ga_pinf_d()"
-
-
-def _nan(dt, ct):
-    if dt.kind == "c":
-        f = "ga_nan_f()" if dt.itemsize == 8 else "ga_nan_d()"
-        return "%s(%s, %s)" % (ct, f, f)
-    return "ga_nan_f()" if dt.itemsize <= 4 else "ga_nan_d()"
-
-
-def _cmp_acc(dt):
-    """(numpy dtype, C type) of an accumulator holding values of ``dt``
-    for comparisons: at least 32 bits, float16 in float."""
-    if dt.kind == "b":
-        return _I4, "int"
-    if dt.kind in "iu" and dt.itemsize < 4:
-        return (_I4, "int") if dt.kind == "i" else (_U4, "unsigned int")
-    if dt == _F2:
-        return _F4, "float"
-    return dt, _dtypes.reg_ctype(dt)
-
-
-def _sum_acc(ct):
-    """(numpy dtype, C type) accumulating sums/products computed in ``ct``:
-    64-bit for integers (wrapped to ``ct`` at the end, numpy's modular
-    result), float32 for float16, 32-bit int for bool (logical or/and)."""
-    if ct.kind == "b":
-        return _I4, "int"
-    if ct.kind == "i":
-        return _I8, "long long"
-    if ct.kind == "u":
-        return _U8, "unsigned long long"
-    if ct == _F2:
-        return _F4, "float"
-    return ct, _dtypes.reg_ctype(ct)
-
-
-def _load_conv(x, in_dt, ct):
-    """Convert input value ``x`` (already in in_dt's compute type) to ct's."""
-    if in_dt == ct:
-        return x
-    if ct == _F2:
-        # float16 computations are accumulated in float32
-        return convert(x, in_dt, _F4)
-    return convert(x, in_dt, ct)
-
-
-class _Code:
-    """The C pieces of one reduction: accumulator, neutral, combine, map,
-    final expression and its numpy dtype."""
-
-    __slots__ = ("acc", "acc_dt", "acc_decl", "neutral", "combine",
-                 "map_body", "final", "final_dt", "aux", "in_rtypes")
-
-
-def op_code(op, in_dts, ct, aux_dt=None):
-    """C code of the built-in reduction ``op``.
-
-    Parameters
-    ----------
-    op : str
-        A key of :data:`OPS`.
-    in_dts : tuple of numpy.dtype
-        The operands' dtypes.
-    ct : numpy.dtype
-        The computation dtype (numpy's ``dtype=`` of the reduction: the sum's
-        result dtype, the mean's intermediate, the compared values' dtype).
-    aux_dt : numpy.dtype, optional
-        dtype of the per-row auxiliary value (the mean, for var/std).
-
-    Returns
-    -------
-    _Code
-    """
-    c = _Code()
-    c.acc_decl = ""
-    c.aux = ""
-    c.in_rtypes = [_dtypes.reg_ctype(d) for d in in_dts]
-    x0 = "x0"
-    d0 = in_dts[0]
-    if op in ("sum", "prod", "nansum", "mean", "dot", "vdot",
-              "count_nonzero"):
-        if op == "count_nonzero":
-            ct = _I8
-        adt, A = _sum_acc(ct)
-        c.acc, c.acc_dt = A, adt
-        if op == "count_nonzero":
-            c.map_body = "return (A)(ga_nonzero(x0) ? 1 : 0);"
-        elif op in ("dot", "vdot"):
-            if ct.kind == "b":
-                c.map_body = "return (A)((ga_nonzero(x0) && ga_nonzero(x1)) ? 1 : 0);"
-            else:
-                a = _load_conv("x0", d0, ct)
-                b = _load_conv("x1", in_dts[1], ct)
-                if op == "vdot" and ct.kind == "c":
-                    a = "ga_conj(%s)" % a
-                if ct.kind in "iu":
-                    u = "unsigned long long"
-                    c.map_body = "return (A)((%s)(A)(%s) * (%s)(A)(%s));" % (u, a, u, b)
-                else:
-                    c.map_body = "return (A)(%s) * (A)(%s);" % (a, b)
-        else:
-            v = "(A)(%s)" % _load_conv(x0, d0, ct)
-            if ct.kind == "b":
-                v = "(A)(ga_nonzero(x0) ? 1 : 0)"
-            if op == "nansum" and d0.kind in "fc":
-                v = "(ga_isnan_r(x0) ? (A)0 : %s)" % v
-            c.map_body = "return %s;" % v
-        if op == "prod":
-            c.neutral = "(A)1"
-            if ct.kind == "b":
-                c.combine = "return a & b;"
-            elif ct.kind == "i":
-                c.combine = ("return (A)((unsigned long long)a * "
-                             "(unsigned long long)b);")
-            else:
-                c.combine = "return a * b;"
-        else:
-            c.neutral = "(A)0"
-            if ct.kind == "b" and op != "count_nonzero":
-                c.combine = "return a | b;"
-            elif adt == _I8:
-                c.combine = ("return (A)((unsigned long long)a + "
-                             "(unsigned long long)b);")
-            else:
-                c.combine = "return a + b;"
-        if op == "mean":
-            if adt.kind == "c":
-                c.final = ("ga_complex<double>((double)a.re / ga_scale, "
-                           "(double)a.im / ga_scale)")
-                c.final_dt = np.dtype("c16")
-            else:
-                c.final = "((double)a / ga_scale)"
-                c.final_dt = _F8
-        else:
-            c.final = "a"
-            c.final_dt = adt
-        return c
-    if op in ("max", "min", "nanmax", "nanmin"):
-        adt, A = _cmp_acc(d0)
-        c.acc, c.acc_dt = A, adt
-        c.map_body = "return (A)(%s);" % ("x0" if d0 != _F2 else "x0")
-        better = "ga_gt" if op in ("max", "nanmax") else "ga_lt"
-        if op in ("max", "min"):
-            c.neutral = (_lowest if op == "max" else _highest)(adt, A)
-            c.combine = ("if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        else:
-            if adt.kind in "fc":
-                c.neutral = _nan(adt, A)
-            else:
-                c.neutral = (_lowest if op == "nanmax" else _highest)(adt, A)
-            c.combine = ("if (ga_isnan_r(b)) return a; if (ga_isnan_r(a)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        c.final = "a"
-        c.final_dt = adt
-        return c
-    if op in ("any", "all"):
-        c.acc, c.acc_dt = "int", _I4
-        c.map_body = "return ga_nonzero(x0) ? 1 : 0;"
-        c.neutral = "0" if op == "any" else "1"
-        c.combine = "return a | b;" if op == "any" else "return a & b;"
-        c.final = "a"
-        c.final_dt = _I4
-        return c
-    if op in ("argmax", "argmin"):
-        vdt, V = _cmp_acc(d0)
-        A = "ga_argpair<%s>" % V
-        c.acc, c.acc_dt = A, None
-        c.map_body = "A r; r.v = (%s)(x0); r.i = (long long)idx; return r;" % V
-        lim = (_lowest if op == "argmax" else _highest)(vdt, V)
-        c.neutral = "A{%s, 9223372036854775807LL}" % lim
-        better = "ga_gt" if op == "argmax" else "ga_lt"
-        c.combine = (
-            "const bool an = ga_isnan_r(a.v), bn = ga_isnan_r(b.v); "
-            "if (an || bn) { if (an && bn) return a.i <= b.i ? a : b; "
-            "return an ? a : b; } "
-            "if (%s(b.v, a.v)) return b; if (%s(a.v, b.v)) return a; "
-            "return a.i <= b.i ? a : b;" % (better, better))
-        c.final = "a.i"
-        c.final_dt = _I8
-        return c
-    if op in ("var", "std"):
-        md = aux_dt
-        rdt = _real(md)
-        c.acc, c.acc_dt = _dtypes.reg_ctype(rdt), rdt
-        c.aux = _dtypes.reg_ctype(md)
-        c.map_body = "return ga_abs2((%s)(%s) - aux);" % (
-            c.aux, _load_conv(x0, d0, md))
-        c.neutral = "(A)0"
-        c.combine = "return a + b;"
-        if op == "var":
-            c.final = "((double)a / ga_scale)"
-        else:
-            c.final = "sqrt((double)a / ga_scale)"
-        c.final_dt = _F8
-        return c
-    if op in ("sumsq", "abssum", "absmax", "absmin"):
-        fdt = ct                      # float (or complex) computation dtype
-        rdt = _real(fdt)
-        if rdt == _F2:
-            rdt = _F4
-        A = _dtypes.reg_ctype(rdt)
-        c.acc, c.acc_dt = A, rdt
-        v = _load_conv(x0, d0, fdt)
-        if op == "sumsq":
-            c.map_body = "return (A)ga_abs2(%s);" % v
-        else:
-            c.map_body = "return (A)ga_abs_r(%s);" % v
-        if op in ("sumsq", "abssum"):
-            c.neutral = "(A)0"
-            c.combine = "return a + b;"
-        else:
-            c.neutral = "(A)0" if op == "absmax" else _highest(rdt, A)
-            better = "ga_gt" if op == "absmax" else "ga_lt"
-            c.combine = ("if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) "
-                         "return b; return %s(b, a) ? b : a;" % better)
-        c.final = "ga_sqrtr(a)" if op == "sumsq" else "a"
-        c.final_dt = rdt
-        return c
-    raise ValueError("unknown reduction %r" % (op,))
-
-
-# ---------------------------------------------------------------------------
-# layout planning (pure Python)
-
-
-class KernelSpec:
-    """One launch, device-independent: kernel key, template variables,
-    argument format, grid and the trailing integer arguments."""
-
-    __slots__ = ("kkey", "name", "render_kw", "chars", "grid", "block",
-                 "tail", "offsets", "needs_ws", "path", "empty")
-
-    def source(self):
-        """The kernel's CUDA source."""
-        return render("reduction.cu.mako", **self.render_kw)
-
-
-def _estrides(a):
-    isz = a.dtype.itemsize
-    out = []
-    for s in a.strides:
-        if s % isz:
-            raise ValueError("strides %s are not a multiple of the item size "
-                             "%d" % (tuple(a.strides), isz))
-        out.append(s // isz)
-    return out
-
-
-def _layout(shape, in_estr, out_estr, axes, commutative):
-    """Split into merged kept (K) and reduced (R) groups.
-
-    Returns (kshape, kstrides per operand (inputs then out), rshape,
-    rstrides per input, byte-offset multipliers per input: element offsets
-    to add to each input's pointer after flipping negative axes).
-    """
-    nin = len(in_estr)
-    red = list(axes)
-    kept = [ax for ax in range(len(shape)) if ax not in axes]
-    offs = [0] * nin
-    rsh = [shape[a] for a in red]
-    rst = [[st[a] for a in red] for st in in_estr]
-    if commutative and rsh and 0 not in rsh:
-        for q in range(len(rsh)):
-            if all(rst[k][q] < 0 for k in range(nin)):
-                for k in range(nin):
-                    offs[k] += (rsh[q] - 1) * rst[k][q]
-                    rst[k][q] = -rst[k][q]
-        order = sorted(range(len(rsh)), key=lambda q: -abs(rst[0][q]))
-        rsh = [rsh[q] for q in order]
-        rst = [[s[q] for q in order] for s in rst]
-    mr, mrs = _dtypes.merge_dims(tuple(rsh), [tuple(s) for s in rst])
-    if not mr:
-        mr, mrs = (1,), tuple((0,) for _ in range(nin))
-    ksh = tuple(shape[a] for a in kept)
-    kst = [tuple(st[a] for a in kept) for st in in_estr]
-    kst.append(tuple(out_estr))
-    mk, mks = _dtypes.merge_dims(ksh, kst)
-    return mk, mks, mr, mrs, offs
-
-
-def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
-                user=None):
-    """Choose the path and parameters of one reduction launch.
-
-    Parameters
-    ----------
-    op : str
-        A key of :data:`OPS` (ignored for user kernels).
-    inputs : sequence of array-like
-        Operands of one shape.
-    out : array-like
-        Output whose shape is the input shape without ``axes``.
-    axes : tuple of int
-        Reduced axes, normalized and sorted.
-    ct : numpy.dtype
-        Computation dtype (see :func:`op_code`).
-    aux_dt : numpy.dtype, optional
-        dtype of the per-row auxiliary array (var/std).
-    nsm : int
-        Multiprocessor count.
-    user : dict, optional
-        For :class:`ReductionKernel`: ``code`` (a :class:`_Code`), ``args``
-        (C parameters), ``map`` (expression), ``preamble``, ``name``,
-        ``chars`` (argument format of the user's parameters).
-
-    Returns
-    -------
-    KernelSpec
-    """
-    shape = tuple(inputs[0].shape)
-    for x in inputs[1:]:
-        if tuple(x.shape) != shape:
-            raise ValueError("operands of shapes %s and %s" % (shape, x.shape))
-    in_estr = [_estrides(x) for x in inputs]
-    out_estr = _estrides(out)
-    kept_shape = tuple(n for ax, n in enumerate(shape) if ax not in axes)
-    if tuple(out.shape) != kept_shape:
-        raise ValueError("output of shape %s where %s was expected"
-                         % (tuple(out.shape), kept_shape))
-    if user is None:
-        nin, commutative, _ = OPS[op]
-        code = op_code(op, tuple(x.dtype for x in inputs), ct, aux_dt)
-    else:
-        nin, commutative = 1, False
-        code = user["code"]
-    mk, mks, mr, mrs, offs = _layout(shape, in_estr, out_estr, axes,
-                                     commutative)
-    spec = KernelSpec()
-    spec.offsets = tuple(o * x.dtype.itemsize for o, x in zip(offs, inputs))
-    n_rows = 1
-    for n in mk:
-        n_rows *= n
-    L = 1
-    for n in mr:
-        L *= n
-    if 0 in shape:
-        L = 0 if any(shape[a] == 0 for a in axes) else L
-    spec.empty = n_rows == 0
-    kdim = 0 if not mk else len(mk)
-    if mk == (0,):
-        kdim = 1
-    rdim = len(mr)
-    rin = abs(mrs[0][-1])
-    kin = abs(mks[0][-1]) if kdim else 0
-    if kdim == 0:
-        path = "rows"
-    elif rin == 1:
-        path = "rows"
-    elif kin == 1:
-        path = "cols"
-    else:
-        path = "rows" if rin <= kin else "cols"
-    rcontig = rdim == 1 and all(abs(s[0]) == 1 and s[0] == 1 for s in mrs)
-    isz = max(x.dtype.itemsize for x in inputs)
-    # vector width (rows path, contiguous aligned rows, built-in ops)
-    V = 1
-    if path == "rows" and rcontig and user is None:
-        V = max(1, 16 // isz)
-        while V > 1:
-            ok = True
-            for x, o, st in zip(inputs, spec.offsets, mks[:nin]):
-                if (x.ptr + o) % (V * x.dtype.itemsize) or \
-                        any(s % V for s in st):
-                    ok = False
-                    break
-            if ok:
-                break
-            V //= 2
-    asz = 32 if code.acc_dt is None else max(4, code.acc_dt.itemsize)
-    cap = 16 if asz <= 4 else (8 if asz <= 8 else 4)
-    if path == "rows":
-        G = _BLOCK if (kdim == 0 or L > 2048) else 32
-        U = 4
-        if L < G * V * 4:
-            U = 1
-        elif (kdim and G == _BLOCK and V * isz == 16 and asz <= 4
-              and L >= G * V * _ROW_UNROLL):
-            # many long rows, a block each: 8 independent 16-byte loads per
-            # thread (128 bytes in flight, twice the full reduction's) so a
-            # block's few steps keep the memory system busy through the
-            # block's start and its end (shuffles, barrier, store); 8
-            # accumulators keep it within 64 registers
-            U = _ROW_UNROLL
-            cap = 8
-    else:
-        G = 32
-        U = 4
-    if path == "rows":
-        nacc = max(1, min(V * U, cap))
-    else:
-        nacc = U
-    # splitting
-    per_sm = _MIN_BLOCKS
-    if path == "rows":
-        chunk = G * V * U
-        gpb = _BLOCK // G
-        target = nsm * per_sm * gpb
-        splits = 1
-        min_seg = max(chunk, _MIN_SEG)
-        if n_rows < target // 2 and n_rows <= _MAX_ROW_ITEMS and L > min_seg:
-            splits = max(1, min(-(-target // n_rows), -(-L // min_seg),
-                                _MAX_ROW_ITEMS // n_rows))
-        if splits > 1:
-            seg = -(-L // splits)
-            seg = -(-seg // chunk) * chunk
-            splits = -(-L // seg)
-        else:
-            seg = max(L, 1)
-        n_items = n_rows * splits
-        grid = max(1, min(-(-n_items // gpb), 1 << 24))
-    else:
-        tiles = -(-n_rows // 32)
-        target = nsm * per_sm
-        splits = 1
-        if tiles < target // 2 and L >= 1024:
-            splits = max(1, min(-(-target // tiles), -(-L // (_RS * U)),
-                                _MAX_COL_ITEMS // tiles))
-        if splits > 1:
-            seg = -(-L // splits)
-            seg = -(-seg // _RS) * _RS
-            splits = -(-L // seg)
-        else:
-            seg = max(L, 1)
-        n_items = tiles * splits
-        grid = max(1, min(n_items, 1 << 24))
-    spec.needs_ws = splits > 1
-    # index width
-    bstr = [tuple(s * x.dtype.itemsize for s in st)
-            for st, x in zip(in_estr, inputs)]
-    bstr.append(tuple(s * out.dtype.itemsize for s in out_estr))
-    chunk_margin = max(G * V * U, _RS * U) * 4 + seg
-    wide = (_dtypes.needs_64bit(shape, bstr, margin=chunk_margin)
-            or n_items * 32 + 64 > _dtypes.INT32_MAX)
-    itype, ich = ("long long", "q") if wide else ("int", "i")
-    # trailing arguments
-    tail = [n_items, splits, seg, L, n_rows]
-    for d in range(1, kdim):
-        tail.append(mk[d])
-    for d in range(kdim):
-        for k in range(nin):
-            tail.append(mks[k][d])
-        tail.append(mks[nin][d])
-    for d in range(1, rdim):
-        tail.append(mr[d])
-    if not (rdim == 1 and rcontig):
-        for d in range(rdim):
-            for k in range(nin):
-                tail.append(mrs[k][d])
-    spec.tail = tuple(tail)
-    spec.grid = (grid, 1, 1)
-    spec.block = (_BLOCK, 1, 1)
-    spec.path = path
-    out_dt = out.dtype
-    store = store_expr(convert("r", code.final_dt, out_dt), out_dt)
-    if user is None:
-        in_dts = tuple(x.dtype for x in inputs)
-        name = "gpuarr_%s_%s" % (op, path)
-        kw = dict(mode="values",
-                  inputs=[(_dtypes.ctype(d), "in%d" % k)
-                          for k, d in enumerate(in_dts)],
-                  user_args=[], user_map="", preamble="")
-        nptr = nin + (1 if code.aux else 0)
-        chars = "P" * (1 + nptr)
-        spec.kkey = (op, in_dts, ct, aux_dt, out_dt, path, itype, G, V, U,
-                     nacc, kdim, rdim, rcontig)
-    else:
-        name = user["name"]
-        in_dts = ()
-        kw = dict(mode="user", inputs=[], user_args=user["args"],
-                  user_map=user["map"], preamble=user["preamble"])
-        chars = "P" + user["chars"]
-        spec.kkey = ("user", out_dt, path, itype, G, V, U, nacc, kdim, rdim,
-                     rcontig)
-    chars += "PPd" + ich * len(tail)
-    spec.name = name
-    spec.chars = chars
-    spec.render_kw = dict(
-        name=name, path=path, itype=itype, block=_BLOCK,
-        min_blocks=_MIN_BLOCKS, group=G, vec=V,
-        unroll=U, nacc=nacc, acc=code.acc, acc_decl=code.acc_decl,
-        neutral=code.neutral, combine=code.combine, in_rtypes=code.in_rtypes,
-        map_body=code.map_body, aux=code.aux, final=code.final,
-        out_ctype=_dtypes.ctype(out_dt), store=store, kdim=kdim, rdim=rdim,
-        nin=nin, rcontig=rcontig, **kw)
-    return spec
+#: Plans kept per context before they are all dropped (the array layer's
+#: entries in :attr:`State.fast` follow the same limit).
+MAX_PLANS = 4096
 
 
 # ---------------------------------------------------------------------------
 # per-context state: plans, kernels, workspaces
 
-_CTX_STATE = _percontext.table()
-_drv = None
+class State:
+    """The per-context state of reductions (see :func:`state`).
 
-
-class _State:
-    """Per-context state: plans by key, kernels by kernel key, the SM
-    count, per-stream workspaces, full-reduction launch entries
-    (:func:`full_entry`) and the context's device memory pool."""
+    Attributes
+    ----------
+    plans : dict
+        Launch plans by call key.
+    kernels : dict
+        Compiled kernels (function, module) by kernel key.
+    nsm : int
+        The device's multiprocessor count.
+    ws : collections.OrderedDict
+        Per-stream workspaces (see :func:`_workspace`).
+    fast : dict
+        For the array layer: its cached launch entries of full reductions
+        (:func:`full_entry`), cleared with the plans and by
+        :func:`clear_cache`; keep at most :data:`MAX_PLANS` there.
+    pool : object
+        The context's device memory pool (:func:`gpuarr.tools.default_pool`).
+    """
 
     __slots__ = ("plans", "kernels", "nsm", "ws", "fast", "pool")
 
@@ -619,46 +75,32 @@ class _State:
         self.pool = pool
 
 
+def _new_state(ctx):
+    nsm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
+    return State(int(nsm), tools.default_pool())
+
+
+state = _percontext.state(_new_state, "state", """\
+Return the current context's :class:`State` (made on first use).
+
+One ``Context.get_current`` and an identity test per call once made.
+
+Raises
+------
+gpuarr.driver.InvalidContextError
+    When no context is current.
+""")
+# the names gpuarr.reductions uses until it moves to state and MAX_PLANS
+_state = state
+_MAX_PLANS = MAX_PLANS
+
+
 def clear_cache():
     """Forget every plan and kernel (rebuilt on demand); keeps workspaces."""
-    for st in _CTX_STATE.values():
+    for st in list(state.states.values()):
         st.plans.clear()
         st.kernels.clear()
         st.fast.clear()
-
-
-def _driver():
-    """gpuarr.driver, imported once (not on every call)."""
-    global _drv
-    if _drv is None:
-        from . import driver
-        _drv = driver
-    return _drv
-
-
-def _state():
-    """The current context's :class:`_State` (one ``Context.get_current``
-    and one dict lookup once it exists)."""
-    ctx = (_drv or _driver()).Context.get_current()
-    st = _CTX_STATE.get(ctx)
-    if st is None:
-        st = _new_state(ctx)
-    return st
-
-
-def _new_state(ctx):
-    drv = _driver()
-    if ctx is None:
-        from ._errors import InvalidContextError
-        raise InvalidContextError(
-            "no CUDA context is current: import gpuarr.autoinit first",
-            code=201, name="CUDA_ERROR_INVALID_CONTEXT")
-    from . import tools
-    nsm = ctx.get_device().get_attribute(
-        drv.device_attribute.MULTIPROCESSOR_COUNT)
-    st = _State(int(nsm), tools.default_pool())
-    _CTX_STATE[ctx] = st
-    return st
 
 
 def _workspace(st, stream):
@@ -674,10 +116,9 @@ def _workspace(st, stream):
     key = 0 if stream is None else getattr(stream, "handle", id(stream))
     ws = st.ws.get(key)
     if ws is None:
-        drv = _driver()
-        mem = drv.mem_alloc(_PART_BYTES + 4 * _TICKETS)
-        drv.memset_d8(int(mem) + _PART_BYTES, 0, 4 * _TICKETS)
-        ws = (mem, int(mem), int(mem) + _PART_BYTES, stream)
+        mem = _drv.mem_alloc(PART_BYTES + 4 * TICKETS)
+        _drv.memset_d8(int(mem) + PART_BYTES, 0, 4 * TICKETS)
+        ws = (mem, int(mem), int(mem) + PART_BYTES, stream)
         st.ws[key] = ws
         _percontext.evict_stream_buffers(st.ws, _MAX_STREAM_WS + 1, keep=0)
     elif key:
@@ -693,13 +134,7 @@ class _Plan:
 def _get_fn(st, spec, options=None, keep=False):
     ent = st.kernels.get(spec.kkey)
     if ent is None:
-        from .compiler import SourceModule
-        mod = SourceModule(spec.source(), options=options, keep=keep,
-                           no_extern_c=True)
-        fn = mod.get_function(spec.name)
-        fn.prepare(spec.chars)
-        ent = (fn, mod)
-        st.kernels[spec.kkey] = ent
+        ent = st.kernels[spec.kkey] = spec.build(options, keep)
     return ent[0]
 
 
@@ -732,7 +167,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
         Normalized, sorted, distinct reduced axes (may be empty).
     ct : numpy.dtype
         Computation dtype (numpy's ``dtype`` of the reduction; see
-        :func:`op_code`).
+        :func:`op_dtypes`).
     aux : array-like, optional
         For ``var``/``std``: contiguous per-output values (the mean), one
         per output element in C order.
@@ -750,7 +185,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
         x = inputs[0]
         key = (op, ct, axes, x.dtype, x.shape, x.strides, x.ptr & 15,
                out.dtype, out.shape, out.strides)
-        st = _state()
+        st = state()
         plan = st.plans.get(key)
         if plan is None:
             plan = _new_plan(st, key, op, inputs, out, axes, ct, None)
@@ -771,7 +206,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     if aux is not None:
         key.append(aux.dtype)
     key = tuple(key)
-    st = _state()
+    st = state()
     plan = st.plans.get(key)
     if plan is None:
         plan = _new_plan(st, key, op, inputs, out, axes, ct,
@@ -798,11 +233,17 @@ def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):
     _dtypes.check_supported(out.dtype)
     spec = reduce_spec(op, inputs, out, axes, ct, aux_dt, st.nsm)
     plan = _make_plan(st, spec)
-    if len(st.plans) >= _MAX_PLANS:
+    _keep_plan(st, key, plan)
+    return plan
+
+
+def _keep_plan(st, key, plan):
+    """Remember a plan, dropping every plan (and the array layer's entries
+    built on them) first when :data:`MAX_PLANS` are kept."""
+    if len(st.plans) >= MAX_PLANS:
         st.plans.clear()
         st.fast.clear()
     st.plans[key] = plan
-    return plan
 
 
 def full_entry(st, op, x, out_dt, ct, scale=1.0):
@@ -811,8 +252,8 @@ def full_entry(st, op, x, out_dt, ct, scale=1.0):
 
     Parameters
     ----------
-    st : _State
-        The current context's state (:func:`_state`).
+    st : State
+        The current context's state (:func:`state`).
     op : str
         A one-input key of :data:`OPS` without auxiliary values.
     x : array-like
@@ -820,7 +261,7 @@ def full_entry(st, op, x, out_dt, ct, scale=1.0):
     out_dt : numpy.dtype
         The output's dtype.
     ct : numpy.dtype
-        Computation dtype (see :func:`op_code`).
+        Computation dtype (see :func:`op_dtypes`).
     scale : float
         Divisor of ``mean``.
 
@@ -860,20 +301,19 @@ def set_array_factory(factory):
     """Set the callable ``factory(shape, dtype) -> array`` that allocates
     :class:`ReductionKernel` results when no ``out=`` is given.
 
-    :mod:`gpuarr.reductions` installs one returning GPUArrays; without it
-    the first call imports :func:`gpuarr.gpuarray.empty` at run time (the
-    import graph stays layered: this module never imports the array layer
-    when it is loaded).
+    :mod:`gpuarr.reductions` installs one returning GPUArrays when it is
+    imported, which the array layer does as it loads: this module never
+    imports the array layer itself (it lies below it).
     """
     global _array_factory
     _array_factory = factory
 
 
 def _new_array(shape, dtype):
-    global _array_factory
     if _array_factory is None:
-        import importlib
-        _array_factory = importlib.import_module("gpuarr.gpuarray").empty
+        raise RuntimeError(
+            "ReductionKernel has no array factory to allocate its result: "
+            "pass out=, or import gpuarr.gpuarray (which installs one)")
     return _array_factory(shape, dtype)
 
 
@@ -911,7 +351,8 @@ class ReductionKernel:
         ``"<first pointer argument>[i]"``.
     arguments : str or list
         C parameter list (``"float *x, float *y"``) or VectorArg/ScalarArg
-        objects, parsed as :class:`gpuarr.elementwise.ElementwiseKernel`'s.
+        objects, parsed as :class:`gpuarr.elementwise.ElementwiseKernel`'s
+        (:class:`gpuarr._kernelargs.KernelArguments`).
     name : str
         Kernel name (a C identifier).
     keep : bool
@@ -937,17 +378,16 @@ class ReductionKernel:
     def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None,
                  arguments=None, name="reduce_kernel", keep=False,
                  options=None, preamble=""):
-        from . import elementwise as ew
-        ew._check_name(name, "kernel name")
+        check_name(name, "kernel name")
         if arguments is None:
             raise TypeError("ReductionKernel needs arguments")
         for what, v in (("neutral", neutral), ("reduce_expr", reduce_expr)):
             if not isinstance(v, str) or not v.strip():
                 raise ValueError("%s must be a non-empty C expression" % what)
         self.dtype_out = _dtypes.check_supported(dtype_out)
-        self.args = ew.parse_arguments(arguments)
-        self._decl = ew.argument_decls(self.args)
-        self._vec = [a for a in self.args if not isinstance(a, ew.ScalarArg)]
+        self._arguments = KernelArguments(arguments, name)
+        self.args = self._arguments.args
+        self._vec = [self.args[k] for k in self._arguments.vector_index]
         if map_expr is None:
             map_expr = "%s[i]" % self._vec[0].name
         if not isinstance(map_expr, str) or not map_expr.strip():
@@ -959,37 +399,14 @@ class ReductionKernel:
         self.keep = keep
         self.options = list(options) if options else None
         self.preamble = preamble
-        dt = self.dtype_out
-        code = _Code()
-        code.acc = _dtypes.ctype(dt)
-        code.acc_dt = dt if dt.itemsize >= 4 else np.dtype("i8")
-        code.acc_decl = ""
-        code.neutral = "(A)(%s)" % neutral
-        code.combine = "return (A)(%s);" % reduce_expr
-        code.map_body = ""
-        code.aux = ""
-        code.in_rtypes = []
-        code.final = "a"
-        code.final_dt = dt
-        self._code = code
-        params = []
-        chars = ""
-        for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
-            if isinstance(a, ew.ScalarArg):
-                params.append((ct, a.name))
-                chars += a.dtype.char
-            else:
-                params.append(("%s *__restrict__" % ct, a.name))
-                chars += "P"
-        self._params = params
-        self._chars = chars
-        self._kernels = {}
+        self._types = user_dtypes(self.dtype_out)
 
     def _user(self):
-        return {"code": self._code, "args": self._params,
+        return {"types": self._types, "neutral": self.neutral,
+                "reduce": self.reduce_expr,
+                "args": self._arguments.params(" *__restrict__"),
                 "map": self.map_expr, "preamble": self.preamble,
-                "name": self.name, "chars": self._chars}
+                "name": self.name, "chars": self._arguments.chars}
 
     def spec(self, shape, axis=None, out=None, nsm=132):
         """The :class:`KernelSpec` of a call on arrays of ``shape``."""
@@ -1009,7 +426,6 @@ class ReductionKernel:
         return self.spec(shape, axis).source()
 
     def __call__(self, *args, stream=None, out=None, axis=None, **kwargs):
-        from . import elementwise as ew
         if kwargs:
             raise TypeError("unexpected keyword argument(s): %s"
                             % ", ".join(sorted(kwargs)))
@@ -1017,10 +433,10 @@ class ReductionKernel:
             missing = [a.name for a in self.args[len(args):]]
             raise TypeError("%s() missing argument(s): %s" % (
                 self.name, ", ".join("%r" % m for m in missing)))
-        vals, n = ew.ElementwiseKernel._prepare_args(self, args)
+        vals, n = self._arguments.pack(args)
         shape = None
         for decl, x in zip(self.args, args):
-            if isinstance(decl, ew.ScalarArg):
+            if isinstance(decl, ScalarArg):
                 continue
             if shape is None:
                 shape = tuple(x.shape)
@@ -1032,7 +448,6 @@ class ReductionKernel:
             axes = (0,)
             kshape = ()
         else:
-            import operator
             nd = len(shape)
             try:
                 ax = operator.index(axis)
@@ -1052,9 +467,11 @@ class ReductionKernel:
             if out.dtype != self.dtype_out:
                 raise TypeError("out has dtype %s where %s was declared"
                                 % (out.dtype, self.dtype_out))
-        st = _state()
-        key = (shape, axes, out.strides, id(st))
-        plan = self._kernels.get(key)
+        st = state()
+        # the plans live in the context's state (dropped with it), under a
+        # key holding this kernel itself: nothing is keyed by an id()
+        key = (self, shape, axes, out.strides)
+        plan = st.plans.get(key)
         if plan is None:
             virt = _Fake(0, self._vec[0].dtype, shape,
                          _c_strides(shape, self._vec[0].dtype.itemsize))
@@ -1062,7 +479,7 @@ class ReductionKernel:
                                nsm=st.nsm, user=self._user())
             spec.kkey = (self,) + spec.kkey
             plan = _make_plan(st, spec, self.options, self.keep)
-            self._kernels[key] = plan
+            _keep_plan(st, key, plan)
         if plan.empty:
             return out
         a = [out.ptr] + list(vals)

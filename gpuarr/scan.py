@@ -28,15 +28,17 @@ See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
 """
 
 import collections
+import math
 import os
-import re
 
 import numpy as np
 
-from . import _percontext
-
-from . import _dtypes
-from .kernels import render, convert, load_expr, store_expr
+from . import _dtypes, _percontext
+from . import driver as _drv
+from ._enums import device_attribute, function_attribute
+from ._kernelargs import check_device_array, is_c_contiguous, is_identifier
+from ._kernelspec import compile_function
+from .kernels import render
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
            "run_column_scan", "scan_source", "builtin_operator", "tile_size",
@@ -45,7 +47,6 @@ __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "run_scan",
 _BLOCK = 256
 _COL_BLOCK = 256
 _MAX_GRID = 2 ** 31 - 1
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _F2 = np.dtype(np.float16)
 _F4 = np.dtype(np.float32)
 _ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
@@ -204,13 +205,6 @@ def builtin_operator(name, loop_dtype):
     raise ValueError("no built-in scan operator %r" % (name,))
 
 
-def _exprs(in_dt, out_dt, loop_dt):
-    load = convert(load_expr("x", in_dt), in_dt, loop_dt)
-    v = "ga_hround(v)" if loop_dt == _F2 else "v"
-    store = store_expr(convert(v, loop_dt, out_dt), out_dt)
-    return load, store
-
-
 def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
                 exclusive=False, seg=False, aligned=True, preamble="",
                 name="gpuarr_scan", impl=None, commutative=False):
@@ -253,7 +247,6 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     in_dt, out_dt, loop_dt = (np.dtype(in_dtype), np.dtype(out_dtype),
                               np.dtype(loop_dtype))
     acc_dt = _acc_dtype(loop_dt)
-    load, store = _exprs(in_dt, out_dt, loop_dt)
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
     impl = _check_impl(impl)
@@ -263,7 +256,8 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     return render(
         "scan.cu.mako", name=name, kind=kind, impl=impl,
         in_t=_dtypes.ctype(in_dt), out_t=_dtypes.ctype(out_dt),
-        acc_t=_dtypes.ctype(acc_dt), load=load, store=store,
+        acc_t=_dtypes.ctype(acc_dt), in_dt=in_dt, out_dt=out_dt,
+        loop_dt=loop_dt,
         scan_expr=scan_expr, neutral="" if neutral is None else neutral,
         exclusive=bool(exclusive), preamble=preamble,
         commutative=bool(commutative),
@@ -278,40 +272,21 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
 # ---------------------------------------------------------------------------
 # per-context state: kernels and the descriptor scratch buffers
 
-_STATE = _percontext.table()  # context -> (kernels dict, scratch OrderedDict)
 _MAX_SCRATCH = 16    # streams with a cached scratch buffer, per context
+
+
+def _new_state(ctx):
+    """A context's state: (kernels and layouts by key, scratch buffers by
+    stream)."""
+    return ({}, collections.OrderedDict())
+
+
+_state = _percontext.state(_new_state)
 
 
 def clear_cache():
     """Forget compiled kernels and scratch buffers (rebuilt on demand)."""
-    _STATE.clear()
-
-
-_DRV = None
-
-
-def _drv():
-    """The :mod:`gpuarr.driver` module (imported once, not per call)."""
-    global _DRV
-    if _DRV is None:
-        from . import driver
-        _DRV = driver
-    return _DRV
-
-
-def _state():
-    drv = _drv()
-    ctx = drv.Context.get_current()
-    st = _STATE.get(ctx)
-    if st is None:
-        if ctx is None:
-            from ._errors import InvalidContextError
-            raise InvalidContextError(
-                "no CUDA context is current: import gpuarr.autoinit first",
-                code=201, name="CUDA_ERROR_INVALID_CONTEXT")
-        st = ({}, collections.OrderedDict())
-        _STATE[ctx] = st
-    return st
+    _state.clear()
 
 
 def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
@@ -319,24 +294,19 @@ def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
     hit = kernels.get(key)
     if hit is not None:
         return hit
-    from .compiler import SourceModule
     src = scan_source(kind, *render_args, name=name, impl=impl,
                       commutative=commutative)
-    mod = SourceModule(src, options=options, no_extern_c=True)
-    fn = mod.get_function(name)
-    if kind != "lookback":
-        fn.prepare("PPqqqqqq")
-        kernels[key] = (fn, mod, 0)
-    elif impl == "v1":
-        fn.prepare("PPQQP")
+    chars = ("PPqqqqqq" if kind != "lookback" else
+             "PPQQP" if impl == "v1" else "PPQQPI")
+    fn, mod = compile_function(src, name, chars, options)
+    if kind != "lookback" or impl == "v1":
         kernels[key] = (fn, mod, 0)
     elif impl == "v3":
-        fn.prepare("PPQQPI")
         in_dt, out_dt, loop_dt = render_args[:3]
         smem = (tile_size(in_dt, out_dt, loop_dt, "v3") * in_dt.itemsize
                 * v3_stages(in_dt, out_dt, loop_dt))
-        from ._enums import function_attribute as fa
-        fn.set_attribute(fa.MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+        fn.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                         smem)
         sms = _device_attr("MULTIPROCESSOR_COUNT", 132)
         kernels[key] = (fn, mod, sms, smem)
     return kernels[key]
@@ -346,8 +316,8 @@ def _device_attr(name, default):
     """A ``device_attribute`` of the current device (``default`` if the
     query fails)."""
     try:
-        from ._enums import device_attribute as da
-        return _drv().Context.get_device().get_attribute(getattr(da, name))
+        return _drv.Context.get_device().get_attribute(
+            getattr(device_attribute, name))
     except Exception:
         return default
 
@@ -382,9 +352,8 @@ def _scratch(scratches, stream, nbytes):
         _percontext.retire_stream_buffer(ent)
     size = max(nbytes, 1 << 16)
     size = 1 << (size - 1).bit_length()
-    drv = _drv()
-    buf = drv.mem_alloc(size)
-    drv.memset_d32_async(buf, 0, size // 4, stream)
+    buf = _drv.mem_alloc(size)
+    _drv.memset_d32_async(buf, 0, size // 4, stream)
     scratches[key] = (buf, size, stream)
     scratches.move_to_end(key)
     _percontext.evict_stream_buffers(scratches, _MAX_SCRATCH, keep=key)
@@ -535,24 +504,6 @@ def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,
 # PyCUDA's scan kernels
 
 
-def _c_contiguous(a):
-    expect = a.dtype.itemsize
-    for n, s in zip(reversed(tuple(a.shape)), reversed(tuple(a.strides))):
-        if n == 0:
-            return True
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
-
-
-def _size(shape):
-    s = 1
-    for n in shape:
-        s *= n
-    return s
-
-
 class _ScanKernelBase:
     _exclusive = False
 
@@ -562,7 +513,7 @@ class _ScanKernelBase:
         if not isinstance(scan_expr, str) or not scan_expr.strip():
             raise ValueError("scan_expr must be a non-empty C expression in "
                              "a and b")
-        if not isinstance(name_prefix, str) or not _IDENT.match(name_prefix):
+        if not is_identifier(name_prefix):
             raise ValueError("name_prefix %r is not a valid C identifier"
                              % (name_prefix,))
         if neutral is not None:
@@ -625,10 +576,7 @@ class _ScanKernelBase:
             For different shapes, non-contiguous arrays or partially
             overlapping input and output.
         """
-        for nm in ("ptr", "dtype", "shape", "strides"):
-            if not hasattr(input_ary, nm):
-                raise TypeError("input_ary must be a device array, not %s"
-                                % type(input_ary).__name__)
+        check_device_array(input_ary, "input_ary")
         if input_ary.dtype != self.dtype:
             raise TypeError("input_ary has dtype %s where the kernel scans %s"
                             % (input_ary.dtype, self.dtype))
@@ -642,18 +590,15 @@ class _ScanKernelBase:
             output_ary = type(input_ary)(input_ary.shape, input_ary.dtype,
                                          allocator=alloc)
         else:
-            for nm in ("ptr", "dtype", "shape", "strides"):
-                if not hasattr(output_ary, nm):
-                    raise TypeError("output_ary must be a device array, not "
-                                    "%s" % type(output_ary).__name__)
+            check_device_array(output_ary, "output_ary")
             if output_ary.dtype != self.dtype:
                 raise TypeError("output_ary has dtype %s where the kernel "
                                 "scans %s" % (output_ary.dtype, self.dtype))
         if tuple(input_ary.shape) != tuple(output_ary.shape):
             raise ValueError("input and output must have the same shape")
-        if not (_c_contiguous(input_ary) and _c_contiguous(output_ary)):
+        if not (is_c_contiguous(input_ary) and is_c_contiguous(output_ary)):
             raise ValueError("scan kernels need C-contiguous arrays")
-        n = _size(input_ary.shape)
+        n = math.prod(input_ary.shape)
         if n == 0:
             return output_ary
         nb = n * self.dtype.itemsize

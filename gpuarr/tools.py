@@ -16,18 +16,25 @@ Binning: sizes up to 512 bytes share one bin; above that a request is rounded
 up to the next multiple of a quarter of its power-of-two octave
 (``2**(e-3)`` for ``2**(e-1) < n <= 2**e``), so at most 25 % of a block
 is wasted while blocks of nearby sizes are still shared.
+
+:func:`context_dependent_memoize` (PyCUDA's name) caches a function's
+results per current context, on the mechanism of :mod:`gpuarr._percontext`.
 """
 
+import functools
 import gc
 import os
 
 import numpy as np
 
 from . import _percontext
+from . import driver as _drv
+from ._enums import device_attribute, mem_pool_attribute
 
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
            "PooledHostAllocation", "StreamOrderedMemoryPool", "bin_size",
-           "default_pool"]
+           "default_pool", "context_dependent_memoize",
+           "clear_context_caches"]
 
 _MIN_BLOCK = 512
 _BIN_CACHE = {}
@@ -66,20 +73,6 @@ def bin_size(nbytes):
     if len(_BIN_CACHE) < 65536:
         _BIN_CACHE[nbytes] = size
     return size
-
-
-_DRV = None
-
-
-def _driver():
-    """The :mod:`gpuarr.driver` module, imported once (an import statement
-    in a function runs the import machinery on every call)."""
-    global _DRV
-    d = _DRV
-    if d is None:
-        from . import driver as d
-        _DRV = d
-    return d
 
 
 class PooledDeviceAllocation:
@@ -220,7 +213,7 @@ class DeviceMemoryPool:
     def _fresh(self, size):
         alloc = self._allocator
         if alloc is None:
-            alloc = self._allocator = _driver().mem_alloc
+            alloc = self._allocator = _drv.mem_alloc
         try:
             return alloc(size)
         except MemoryError:  # gpuarr.driver.MemoryError derives from it
@@ -303,16 +296,14 @@ class StreamOrderedMemoryPool:
     """
 
     def __init__(self, device=None):
-        drv = _driver()
         if device is None:
-            device = drv.Context.get_device()
+            device = _drv.Context.get_device()
         self.device = device
         self._pool = device.get_default_mem_pool()
-        from ._enums import mem_pool_attribute
         self._attr = mem_pool_attribute
         self._pool.set_attribute(mem_pool_attribute.RELEASE_THRESHOLD,
                                  2 ** 64 - 1)
-        self._alloc = drv.mem_alloc_async
+        self._alloc = _drv.mem_alloc_async
         self.active_blocks = 0
         self._holding = True    # keep small blocks (off after stop_holding)
         self._cache = {}        # (size, stream) -> blocks freed there
@@ -389,7 +380,7 @@ class StreamOrderedMemoryPool:
         self._cache = {}
         self._cached_bytes = 0
         _free_kept(cache)
-        _driver().Context.synchronize()
+        _drv.Context.synchronize()
         self._pool.trim_to(0)
 
     def stop_holding(self):
@@ -403,59 +394,48 @@ class StreamOrderedMemoryPool:
         return "<StreamOrderedMemoryPool active=%d>" % self.active_blocks
 
 
-def _new_pool(drv):
-    """The pool a new context gets: stream-ordered where the device has
-    memory pools, unless ``GPUARR_POOL=binned``."""
+def _new_pool(ctx):
+    """The pool a new context gets: stream-ordered where the device of
+    ``ctx`` (a Context) has memory pools, unless ``GPUARR_POOL=binned``."""
     choice = os.environ.get("GPUARR_POOL", "").strip().lower()
     if choice not in ("", "async", "binned"):
         raise ValueError("GPUARR_POOL must be 'async' or 'binned', not %r"
                          % choice)
     if choice != "binned":
         try:
-            from ._enums import device_attribute as da
-            dev = drv.Context.get_device()
-            if dev.get_attribute(da.MEMORY_POOLS_SUPPORTED):
+            dev = ctx.get_device()
+            if dev.get_attribute(device_attribute.MEMORY_POOLS_SUPPORTED):
                 return StreamOrderedMemoryPool(dev)
             if choice == "async":
-                raise drv.NotSupportedError(
+                raise _drv.NotSupportedError(
                     "GPUARR_POOL=async: this device has no memory pools")
-        except drv.Error:
+        except _drv.Error:
             if choice == "async":
                 raise
     return DeviceMemoryPool()
 
 
-_POOLS = _percontext.table()
+default_pool = _percontext.state(_new_pool, "default_pool", """\
+Return the device memory pool of the current context.
 
+One pool is created per context, lazily: a
+:class:`StreamOrderedMemoryPool` where the device supports
+``cuMemAllocAsync`` pools, else a :class:`DeviceMemoryPool`;
+``GPUARR_POOL=binned`` asks for the latter, ``GPUARR_POOL=async`` for the
+former (an error where there is none).  The pool is dropped when its
+context is detached.
 
-def default_pool():
-    """Return the device memory pool of the current context.
+Returns
+-------
+DeviceMemoryPool or StreamOrderedMemoryPool
 
-    One pool is created per context, lazily: a
-    :class:`StreamOrderedMemoryPool` where the device supports
-    ``cuMemAllocAsync`` pools, else a :class:`DeviceMemoryPool`;
-    ``GPUARR_POOL=binned`` asks for the latter, ``GPUARR_POOL=async`` for
-    the former (an error where there is none).
-
-    Raises
-    ------
-    gpuarr.driver.LogicError
-        If no context is current.
-    ValueError
-        For a ``GPUARR_POOL`` other than ``async`` or ``binned``.
-    """
-    drv = _DRV
-    if drv is None:
-        drv = _driver()
-    ctx = drv.Context.get_current()
-    pool = _POOLS.get(ctx)
-    if pool is None:
-        if ctx is None:
-            # let the driver raise its own "no current context" error
-            drv.mem_alloc(1)
-            raise drv.LogicError("no current CUDA context")
-        pool = _POOLS[ctx] = _new_pool(drv)
-    return pool
+Raises
+------
+gpuarr.driver.InvalidContextError
+    If no context is current (a :class:`gpuarr.driver.LogicError`).
+ValueError
+    For a ``GPUARR_POOL`` other than ``async`` or ``binned``.
+""")
 
 
 class PooledHostAllocation:
@@ -545,7 +525,7 @@ class PageLockedMemoryPool:
         if raw is None:
             alloc = self._allocator
             if alloc is None:
-                alloc = self._allocator = _driver().pagelocked_empty
+                alloc = self._allocator = _drv.pagelocked_empty
             try:
                 raw = alloc((size,), np.uint8)
             except MemoryError:
@@ -577,3 +557,77 @@ class PageLockedMemoryPool:
         """Free held blocks and stop keeping returned ones."""
         self._holding = False
         self.free_held()
+
+
+# ---------------------------------------------------------------------------
+# per-context memoization (PyCUDA's pycuda.tools names)
+
+_memos = []        # the results getters of every memoized function
+_KWARGS = object()  # separates positional from keyword arguments in keys
+
+
+def context_dependent_memoize(func):
+    """Decorator: remember ``func``'s results per current context and per
+    arguments (PyCUDA's ``pycuda.tools.context_dependent_memoize``).
+
+    The first call with some arguments in a context calls ``func``; later
+    calls with equal arguments while that context is current return the
+    same object.  Results are kept per :class:`~gpuarr.driver.Context` and
+    dropped when it is detached, so nothing made in one context (a compiled
+    kernel, device memory) is handed out in another.
+
+    Parameters
+    ----------
+    func : callable
+        Its positional and keyword arguments must be hashable.  A call that
+        raises caches nothing.
+
+    Returns
+    -------
+    callable
+        The memoized function (``functools.wraps`` of ``func``), with
+        ``clear_cache()`` forgetting its results in every context.
+
+    Raises
+    ------
+    gpuarr.driver.InvalidContextError
+        When the memoized function is called with no current context.
+
+    See Also
+    --------
+    clear_context_caches : forget the results of every memoized function.
+
+    Examples
+    --------
+    >>> from gpuarr.elementwise import ElementwiseKernel
+    >>> @context_dependent_memoize
+    ... def axpy(ctype):
+    ...     return ElementwiseKernel("%s a, %s *x, %s *y" % ((ctype,) * 3),
+    ...                              "y[i] = a * x[i] + y[i]")
+    >>> axpy("float") is axpy("float")      # while one context is current
+    True
+    """
+    results = _percontext.state(lambda ctx: {})
+
+    @functools.wraps(func)
+    def memoized(*args, **kwargs):
+        key = args + (_KWARGS, frozenset(kwargs.items())) if kwargs else args
+        memo = results()
+        try:
+            return memo[key]
+        except KeyError:
+            pass
+        value = func(*args, **kwargs)
+        memo[key] = value
+        return value
+
+    memoized.clear_cache = results.clear
+    _memos.append(results)
+    return memoized
+
+
+def clear_context_caches():
+    """Forget the results of every :func:`context_dependent_memoize`
+    function in every context (PyCUDA's ``clear_context_caches``)."""
+    for results in _memos:
+        results.clear()

@@ -566,17 +566,18 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
         from gpuarr import tools
         assert type(default_pool()) is tools.DeviceMemoryPool
         os.environ["GPUARR_POOL"] = "binned"
-        assert type(tools._new_pool(drv)) is tools.DeviceMemoryPool
+        ctx = drv.Context.get_current()
+        assert type(tools._new_pool(ctx)) is tools.DeviceMemoryPool
         os.environ["GPUARR_POOL"] = "async"
         try:
-            tools._new_pool(drv)
+            tools._new_pool(ctx)
         except drv.NotSupportedError as e:
             assert "no memory pools" in str(e)
         else:
             raise AssertionError("GPUARR_POOL=async accepted without pools")
         os.environ["GPUARR_POOL"] = "fast"
         try:
-            tools._new_pool(drv)
+            tools._new_pool(ctx)
         except ValueError as e:
             assert "GPUARR_POOL" in str(e)
         else:
@@ -823,7 +824,7 @@ def test_per_stream_buffers_are_bounded_and_wait_for_their_stream(fake_lib):
     check(fake_lib, """
         from gpuarr import reduction as R, scan as S
         live_s, live_a = fk["live_streams"], fk["live_allocations"]
-        st = R._state()
+        st = R.state()
         p0 = R._workspace(st, None)
         streams = [drv.Stream() for _ in range(R._MAX_STREAM_WS + 4)]
         syncs = fk["stream_syncs"]

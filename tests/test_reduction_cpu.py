@@ -10,6 +10,7 @@ import pytest
 from _util import FakeArray
 
 from gpuarr import _dtypes
+from gpuarr import _reduction_plan as RP
 from gpuarr import reduction as R
 from gpuarr import reductions as RS
 
@@ -160,7 +161,7 @@ def test_plan_full_contiguous():
     s = _spec("sum", "f4", (1 << 28,), (0,))
     assert s.path == "rows" and s.render_kw["vec"] == 4
     assert s.render_kw["group"] == 256 and s.needs_ws
-    assert s.grid[0] <= 132 * R._MIN_BLOCKS
+    assert s.grid[0] <= 132 * RP._MIN_BLOCKS
     assert s.render_kw["itype"] == "int"
 
 
@@ -252,7 +253,7 @@ def _out(op, dt, ct):
         return np.dtype(bool)
     if op in ("var", "std", "sumsq", "abssum", "absmax", "absmin"):
         return RS.result_dtype("var", dt) if op in ("var", "std") else (
-            np.dtype("f8") if dt.kind in "biu" else R._real(dt))
+            np.dtype("f8") if dt.kind in "biu" else RP._real(dt))
     if op == "mean":
         return RS.result_dtype("mean", dt)
     return ct
@@ -434,9 +435,9 @@ def fake_driver(monkeypatch):
     monkeypatch.setattr(drv, "Context", Ctx)
     monkeypatch.setattr(drv, "mem_alloc", alloc)            # workspaces
     monkeypatch.setattr(drv, "memset_d8", lambda p, v, n: None)
-    monkeypatch.setitem(tools._POOLS, ctx, pool)
-    st = R._State(132, pool)
-    monkeypatch.setattr(R, "_CTX_STATE", {ctx: st})
+    monkeypatch.setitem(tools.default_pool.states, ctx, pool)
+    st = R.State(132, pool)
+    monkeypatch.setitem(R.state.states, ctx, st)
     fns = []
 
     def get_fn(st, spec, options=None, keep=False):
@@ -499,6 +500,27 @@ def test_full_reductions_cached_per_layout(fake_driver):
     assert args[2] and args[3] and fake_driver[-1].spec.needs_ws
 
 
+
+def test_reduction_kernel_plans_belong_to_their_context_state(fake_driver):
+    """A ReductionKernel's plans are kept by the context's state itself: a
+    new state, even one at the address of a dropped one (as after a detach
+    and a new context), gets its own kernel, never the dropped one's."""
+    k = R.ReductionKernel(np.float32, "0", "a+b", arguments="float *x")
+    x = _fake_gpu(np.empty(1024, np.float32))
+    k(x)
+    k(x)
+    assert len(fake_driver) == 1 and len(fake_driver[0].calls) == 2
+    (ctx, old), = R.state.states.items()
+    pool = old.pool
+    R.state.clear()                 # the context's state is dropped ...
+    del old
+    new = R.State(132, pool)        # ... and a new one made, where it was
+    R.state.states[ctx] = new
+    k(x)
+    assert len(fake_driver) == 2 and len(fake_driver[1].calls) == 1
+    assert len(fake_driver[0].calls) == 2
+
+
 # ---------------------------------------------------------------------------
 # a host model of the kernels' index arithmetic: each (row, segment) item
 # reduces elements j0 <= j < j1 of its row, addressed through the trailing
@@ -531,11 +553,11 @@ def _model_sum(spec, base, start, nin_ops=1):
         assert n_items == n_rows * splits
         chunk = kw["group"] * kw["vec"] * kw["unroll"]
         if splits > 1:
-            assert seg % chunk == 0 and n_items <= R._MAX_ROW_ITEMS
+            assert seg % chunk == 0 and n_items <= RP._MAX_ROW_ITEMS
     else:
         assert n_items == -(-n_rows // 32) * splits
         if splits > 1:
-            assert seg % R._RS == 0 and n_items <= R._MAX_COL_ITEMS
+            assert seg % RP._RS == 0 and n_items <= RP._MAX_COL_ITEMS
     out = {}
     for row in range(n_rows):
         r, ko, oo = row, 0, 0

@@ -4,6 +4,75 @@
 ## the same arguments render the same text.
 ##
 ## types(): emit the type and helper definitions once per source.
+##
+## Value conversions, C expressions of numpy dtypes' values (the dtypes are
+## numpy.dtype objects; compute types are those of _dtypes.reg_ctype:
+## float16 is computed in a float holding an exact half value):
+##   load(expr, dt)            memory value -> compute value
+##   store(expr, dt)           compute value -> memory value
+##   convert(expr, src, dst)   compute value of src -> compute value of dst
+##                             (numpy's casts: to bool is != 0, complex to
+##                             real takes the real part, to float16 rounds
+##                             once, from double where the source needs it)
+<%!
+    import numpy as np
+    from gpuarr._dtypes import reg_ctype
+
+    def part_dtype(dt):
+        """The dtype of the parts of complex dtype ``dt``."""
+        return np.dtype("f4") if dt.itemsize == 8 else np.dtype("f8")
+
+    def is_half(dt):
+        return dt.kind == "f" and dt.itemsize == 2
+%>\
+<%def name="load(expr, dt)" buffered="True" filter="trim">
+% if is_half(dt):
+((float)(${expr}))
+% else:
+${expr}
+% endif
+</%def>\
+<%def name="store(expr, dt)" buffered="True" filter="trim">
+% if is_half(dt):
+ga_half(${expr})
+% else:
+${expr}
+% endif
+</%def>\
+<%def name="convert(expr, src, dst)" buffered="True" filter="trim">
+<% part = "float" if dst.itemsize == 8 else "double" %>\
+% if src == dst:
+${expr}
+% elif dst.kind == "b" and src.kind == "c":
+ga_nonzero(${expr})
+% elif dst.kind == "b":
+((${expr}) != 0)
+% elif dst.kind == "c" and src.kind == "c":
+ga_complex<${part}>((${part})(${expr}).re, (${part})(${expr}).im)
+% elif dst.kind == "c":
+ga_complex<${part}>((${part})(${expr}))
+% elif src.kind == "c":
+${real_convert(real_part(expr), part_dtype(src), dst, False)}
+% else:
+${real_convert(expr, src, dst, src.kind == "f" and src.itemsize == 4)}
+% endif
+</%def>\
+<%def name="real_part(expr)" buffered="True" filter="trim">
+(${expr}).re
+</%def>\
+## a real value of src to real dst's compute type; single: src is float32
+## (rounded to float16 from float, which is exact for it)
+<%def name="real_convert(expr, src, dst, single)" buffered="True" filter="trim">
+% if src == dst:
+${expr}
+% elif is_half(dst) and (src.itemsize <= 2 or single):
+ga_hround((float)(${expr}))
+% elif is_half(dst):
+ga_hround_d((double)(${expr}))
+% else:
+((${reg_ctype(dst)})(${expr}))
+% endif
+</%def>\
 <%def name="types()">
 // ---- gpuarr common definitions ----
 #define GA_DEV __device__ __forceinline__

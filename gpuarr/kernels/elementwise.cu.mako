@@ -11,16 +11,24 @@
 ##   ops       operand dicts: name, mtype, out, scalar, kind, idx
 ##             (kind: rows "c" contiguous inner / "0" broadcast inner /
 ##              "s" strided inner; transpose "T" staged / "s" direct)
-##   apply_args, apply_body   the per-element function ga_apply
+##   apply     the per-element function ga_apply(outputs&, inputs), a dict:
+##             op (the operation's name in kernels/ops.py), in_dts (each
+##             input's dtype in memory; a scalar's is its loop dtype),
+##             scalar (flags), loop_in (the loop dtypes inputs convert to),
+##             res_dt (the operation's result dtype), out_dts (outputs')
 ##   ndim      number of merged dimensions
 ##   vec       elements per vector access (1 = scalar accesses)
 ##   unroll    independent vector accesses per thread per chunk (rows)
 ##   tile      tile edge (transpose)
 ## For "user":
-##   operation, loop_prep, after_loop
+##   operation, loop_prep, after_loop; apply is None
 ##   dense     unit step: exactly sized grid, ``unroll`` indices per thread
 ##             (``block`` apart), or with vec > 1 ``vec`` consecutive ones
 ##   aligned   [(pointer name, bytes)] alignments promised when vec > 1
+<%!
+    from gpuarr._dtypes import ctype, reg_ctype
+    from gpuarr.kernels.ops import get_op, op_expression
+%>\
 <%namespace name="common" file="common.cu.mako"/>\
 ${common.types()}
 ${preamble}
@@ -33,10 +41,37 @@ ${preamble}
         return "ga_vec<%s, %d>" % (o["mtype"], V)
 %>\
 % if path != "user":
-static __device__ __forceinline__ void ga_apply(${", ".join("%s %s" % a for a in apply_args)})
+<%
+    ins_ = list(enumerate(zip(apply["in_dts"], apply["scalar"], apply["loop_in"])))
+    res_dt = apply["res_dt"]
+%>\
+<%def name="result(expr, dt)" buffered="True" filter="trim">
+% if dt.kind == "f" and dt.itemsize == 2:
+ga_hround((float)(${expr}))
+% else:
+${expr}
+% endif
+</%def>\
+static __device__ __forceinline__ void ga_apply(\
+% for k, dt in enumerate(apply["out_dts"]):
+${", " if k else ""}${ctype(dt)} & o${k}\
+% endfor
+% for k, (dt, sc, ldt) in ins_:
+, ${reg_ctype(ldt) if sc else ctype(dt)} a${k}\
+% endfor
+)
 {
-% for line in apply_body:
-    ${line}
+% for k, (dt, sc, ldt) in ins_:
+% if sc:
+    const ${reg_ctype(ldt)} x${k} = a${k};
+% else:
+    const ${reg_ctype(ldt)} x${k} = ${common.convert(common.load("a%d" % k, dt), dt, ldt)};
+% endif
+    (void)x${k};
+% endfor
+    const ${reg_ctype(res_dt)} r = ${result(op_expression(get_op(apply["op"]), apply["loop_in"], ["x%d" % k for k, _ in ins_]), res_dt)};
+% for k, dt in enumerate(apply["out_dts"]):
+    o${k} = ${common.store(common.convert("r", res_dt, dt), dt)};
 % endfor
 }
 % endif

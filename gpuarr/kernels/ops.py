@@ -242,6 +242,16 @@ def kind(dtype):
     return k
 
 
+#: numpy's loops comparing a signed with an unsigned 64-bit integer compare
+#: the values mathematically: by the signed operand's kind ({0} the first
+#: operand, {1} the second, {C} the C comparison operator).
+_MIXED_COMPARE = {
+    "i": "({0} < 0 ? (0 {C} 1) : ((unsigned long long){0} {C} {1}))",
+    "u": "({1} < 0 ? (1 {C} 0) : ({0} {C} (unsigned long long){1}))",
+}
+_C_COMPARE = {"equal": "==", "not_equal": "!=", "less": "<",
+              "less_equal": "<=", "greater": ">", "greater_equal": ">="}
+
 _UNSIGNED = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
              8: "unsigned long long"}
 
@@ -275,14 +285,8 @@ def op_expression(op, loop_dtypes, args):
     # numpy's int64 vs uint64 comparison loop: compare mathematically.
     if (op.name in COMPARISONS and len(loop_dtypes) == 2
             and loop_dtypes[0] != loop_dtypes[1]):
-        a, b = args
-        c = {"equal": "==", "not_equal": "!=", "less": "<",
-             "less_equal": "<=", "greater": ">", "greater_equal": ">="}[op.name]
-        if loop_dtypes[0].kind == "i":
-            return ("(%s < 0 ? (0 %s 1) : ((unsigned long long)%s %s %s))"
-                    % (a, c, a, c, b))
-        return ("(%s < 0 ? (1 %s 0) : (%s %s (unsigned long long)%s))"
-                % (b, c, a, c, b))
+        tmpl = _MIXED_COMPARE["i" if loop_dtypes[0].kind == "i" else "u"]
+        return tmpl.format(*args, C=_C_COMPARE[op.name])
     try:
         tmpl = op.exprs[k]
     except KeyError:

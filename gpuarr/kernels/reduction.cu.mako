@@ -27,28 +27,204 @@
 ##   vec       elements per vector load (1: scalar loads)
 ##   unroll    independent loads per thread per step
 ##   nacc      independent accumulators per thread
-##   acc       C type of the accumulator
-##   acc_decl  source defining the accumulator type when it is a struct
-##   neutral   C expression of the neutral element
-##   combine   C statements of ga_combine(A a, A b), ending with a return
 ##   mode      "values" (built-in: inputs loaded, ga_map(x0, .., idx[, aux]))
 ##             or "user" (ReductionKernel: map expression of the index i)
+##   op        the built-in reduction (a key of gpuarr.reduction.OPS;
+##             "values" mode), which the defs below write the C of
+##   in_dts    the inputs' numpy dtypes ("values" mode)
+##   ct        the dtype the inputs' values are converted to
+##   acc_dt    the accumulator's dtype; None for argmax/argmin, whose
+##             accumulator is a ga_argpair of a val_dt value and an index
+##   val_dt    argmax/argmin: the compared values' dtype; else None
+##   aux_dt    dtype of a per-row auxiliary value read from ga_aux[row]
+##             (the mean in the variance's second pass), or None
+##   final_dt  the dtype of the result computed from the accumulator
+##   out_dt    the output's dtype (the result is converted to it)
 ##   inputs    [(memory C type, name)] loaded inputs ("values" mode)
-##   in_rtypes compute C types of the inputs ("values" mode)
-##   map_body  C statements of ga_map, ending with a return
 ##   user_args [(C type, name)] the user's parameters ("user" mode)
 ##   user_map  C expression of the mapped value at index i ("user" mode)
-##   aux       C type of a per-row auxiliary value read from ga_aux[row]
-##             (e.g. the mean in the variance's second pass) or ""
-##   final     C expression of the result from accumulator ``a`` (and the
-##             double ``ga_scale``), already in the output's compute type
-##   out_ctype memory C type of the output
-##   store     C expression of the stored value, of ``r``
+##   user_neutral, user_reduce  the user's neutral element and combining
+##             expression of ``a`` and ``b`` ("user" mode)
 ##   kdim, rdim  merged kept / reduced dimensions (kdim 0: one output)
 ##   nin       number of strided operands (inputs; 1 virtual one for user)
 ##   rcontig   the reduced axis is contiguous (stride 1) for every input
 ##   preamble  extra source (user kernels)
+<%!
+    import numpy as np
+    from gpuarr._dtypes import ctype, int_bounds, reg_ctype
+
+    F2, F4, I8, U8 = (np.dtype(t) for t in ("f2", "f4", "i8", "u8"))
+    SUMS = ("sum", "prod", "nansum", "mean", "dot", "vdot", "count_nonzero")
+    EXTREMES = ("max", "min", "nanmax", "nanmin")
+
+    def fd(dt):
+        """The suffix of gpuarr's float helpers for dtype ``dt``'s parts."""
+        return "f" if dt.itemsize <= (8 if dt.kind == "c" else 4) else "d"
+%>\
 <%namespace name="common" file="common.cu.mako"/>\
+## ---- the C of the built-in reductions (dtypes from reduction.op_dtypes)
+## the accumulator's C type
+<%def name="acc_ctype()" buffered="True" filter="trim">
+% if val_dt is not None:
+ga_argpair<${reg_ctype(val_dt)}>
+% elif mode == "user":
+${ctype(acc_dt)}
+% else:
+${reg_ctype(acc_dt)}
+% endif
+</%def>\
+## input k's compute value x in dtype ``to`` (float16 computations in float)
+<%def name="load_conv(x, k, to)" buffered="True" filter="trim">
+% if in_dts[k] == to:
+${x}
+% else:
+${common.convert(x, in_dts[k], F4 if to == F2 else to)}
+% endif
+</%def>\
+## the smallest, largest value and NaN of dtype dt, of C type t
+<%def name="lowest(dt, t)" buffered="True" filter="trim">
+% if dt == I8:
+(-9223372036854775807LL - 1)
+% elif dt.kind in "iub":
+((${t})${int_bounds(dt)[0]})
+% elif dt.kind == "c":
+${t}(ga_ninf_${fd(dt)}(), ga_ninf_${fd(dt)}())
+% else:
+ga_ninf_${fd(dt)}()
+% endif
+</%def>\
+<%def name="highest(dt, t)" buffered="True" filter="trim">
+% if dt.kind in "iub":
+((${t})${int_bounds(dt)[1]}${"ULL" if dt == U8 else ("LL" if dt == I8 else "")})
+% elif dt.kind == "c":
+${t}(ga_pinf_${fd(dt)}(), ga_pinf_${fd(dt)}())
+% else:
+ga_pinf_${fd(dt)}()
+% endif
+</%def>\
+<%def name="nan(dt, t)" buffered="True" filter="trim">
+% if dt.kind == "c":
+${t}(ga_nan_${fd(dt)}(), ga_nan_${fd(dt)}())
+% else:
+ga_nan_${fd(dt)}()
+% endif
+</%def>\
+## the better of two values: the greater for maxima, the lesser for minima
+<%def name="better()" buffered="True" filter="trim">
+${"ga_gt" if op in ("max", "nanmax", "argmax", "absmax") else "ga_lt"}
+</%def>\
+## a combine keeping the first NaN (nan_first) or the first non-NaN value
+<%def name="pick(nan_first)" buffered="True" filter="trim">
+% if nan_first:
+if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) return b; return ${better()}(b, a) ? b : a;
+% else:
+if (ga_isnan_r(b)) return a; if (ga_isnan_r(a)) return b; return ${better()}(b, a) ? b : a;
+% endif
+</%def>\
+<%def name="neutral()" buffered="True" filter="trim">
+<% A = acc_ctype() %>\
+% if op == "prod":
+(A)1
+% elif op in SUMS or op in ("var", "std", "sumsq", "abssum", "absmax"):
+(A)0
+% elif op in ("nanmax", "nanmin") and acc_dt.kind in "fc":
+${nan(acc_dt, A)}
+% elif op in ("max", "nanmax"):
+${lowest(acc_dt, A)}
+% elif op in ("min", "nanmin", "absmin"):
+${highest(acc_dt, A)}
+% elif op in ("any", "all"):
+${"0" if op == "any" else "1"}
+% elif op in ("argmax", "argmin"):
+A{${(lowest if op == "argmax" else highest)(val_dt, reg_ctype(val_dt))}, 9223372036854775807LL}
+% endif
+</%def>\
+<%def name="combine()" buffered="True" filter="trim">
+% if op == "prod" and ct.kind == "b":
+return a & b;
+% elif op == "prod" and ct.kind == "i":
+return (A)((unsigned long long)a * (unsigned long long)b);
+% elif op == "prod":
+return a * b;
+% elif op in SUMS and ct.kind == "b" and op != "count_nonzero":
+return a | b;
+% elif op in SUMS and acc_dt == I8:
+return (A)((unsigned long long)a + (unsigned long long)b);
+% elif op in SUMS or op in ("var", "std", "sumsq", "abssum"):
+return a + b;
+% elif op in ("max", "min", "absmax", "absmin"):
+${pick(True)}
+% elif op in ("nanmax", "nanmin"):
+${pick(False)}
+% elif op in ("any", "all"):
+${"return a | b;" if op == "any" else "return a & b;"}
+% elif op in ("argmax", "argmin"):
+const bool an = ga_isnan_r(a.v), bn = ga_isnan_r(b.v); if (an || bn) { if (an && bn) return a.i <= b.i ? a : b; return an ? a : b; } if (${better()}(b.v, a.v)) return b; if (${better()}(a.v, b.v)) return a; return a.i <= b.i ? a : b;
+% endif
+</%def>\
+<%def name="map_body()" buffered="True" filter="trim">
+% if op == "count_nonzero":
+return (A)(ga_nonzero(x0) ? 1 : 0);
+% elif op in ("dot", "vdot") and ct.kind == "b":
+return (A)((ga_nonzero(x0) && ga_nonzero(x1)) ? 1 : 0);
+% elif op in ("dot", "vdot"):
+<%
+    x = load_conv("x0", 0, ct)
+    y = load_conv("x1", 1, ct)
+%>\
+% if op == "vdot" and ct.kind == "c":
+<% x = conj(x) %>\
+% endif
+% if ct.kind in "iu":
+return (A)((unsigned long long)(A)(${x}) * (unsigned long long)(A)(${y}));
+% else:
+return (A)(${x}) * (A)(${y});
+% endif
+% elif op in SUMS and ct.kind == "b":
+return ${nan_skipped("(A)(ga_nonzero(x0) ? 1 : 0)")};
+% elif op in SUMS:
+return ${nan_skipped("(A)(" + load_conv("x0", 0, ct) + ")")};
+% elif op in EXTREMES:
+return (A)(x0);
+% elif op in ("any", "all"):
+return ga_nonzero(x0) ? 1 : 0;
+% elif op in ("argmax", "argmin"):
+A r; r.v = (${reg_ctype(val_dt)})(x0); r.i = (long long)idx; return r;
+% elif op in ("var", "std"):
+return ga_abs2((${aux})(${load_conv("x0", 0, ct)}) - aux);
+% elif op == "sumsq":
+return (A)ga_abs2(${load_conv("x0", 0, ct)});
+% else:
+return (A)ga_abs_r(${load_conv("x0", 0, ct)});
+% endif
+</%def>\
+<%def name="conj(x)" buffered="True" filter="trim">
+ga_conj(${x})
+</%def>\
+## nansum skips NaN values of float and complex inputs
+<%def name="nan_skipped(v)" buffered="True" filter="trim">
+% if op == "nansum" and in_dts[0].kind in "fc":
+(ga_isnan_r(x0) ? (A)0 : ${v})
+% else:
+${v}
+% endif
+</%def>\
+## the result from accumulator ``a`` (and the double ``ga_scale``)
+<%def name="final()" buffered="True" filter="trim">
+% if mode == "user" or op not in ("mean", "var", "std", "argmax", "argmin", "sumsq"):
+a
+% elif op == "mean" and acc_dt.kind == "c":
+ga_complex<double>((double)a.re / ga_scale, (double)a.im / ga_scale)
+% elif op in ("mean", "var"):
+((double)a / ga_scale)
+% elif op == "std":
+sqrt((double)a / ga_scale)
+% elif op == "sumsq":
+ga_sqrtr(a)
+% else:
+a.i
+% endif
+</%def>\
 ${common.types()}
 // ---- reduction helpers ----
 template <class T> GA_DEV bool ga_isnan_r(T x) { return x != x; }
@@ -117,9 +293,9 @@ template <class T> GA_DEV T ga_ldcg(const T *p) {
     return v;
 }
 // ---- end of reduction helpers ----
-${acc_decl}
 ${preamble}
 <%
+    aux = reg_ctype(aux_dt) if aux_dt is not None else ""
     G = group if path == "rows" else 32
     GPB = block // G if path == "rows" else 1
     RS = block // 32
@@ -168,22 +344,23 @@ ${preamble}
             args.append("ga_auxv")
         return "ga_map(%s)" % ", ".join(args)
     def ld(k, e):
-        if inputs[k][0] == "ga_half":
-            return "((float)(%s))" % e
-        return e
+        return common.load(e, in_dts[k])
 %>\
 
 typedef ${itype} I;
-typedef ${acc} A;
+typedef ${acc_ctype()} A;
 
-static GA_DEV A ga_neutral() { return ${neutral}; }
-static GA_DEV A ga_combine(A a, A b) { ${combine} }
 % if mode == "values":
-static GA_DEV A ga_map(${", ".join(["%s x%d" % (t, k) for k, t in enumerate(in_rtypes)] + ["I idx"] + (["%s aux" % aux] if aux else []))}) { ${map_body} }
+static GA_DEV A ga_neutral() { return ${neutral()}; }
+static GA_DEV A ga_combine(A a, A b) { ${combine()} }
+static GA_DEV A ga_map(${", ".join(["%s x%d" % (reg_ctype(d), k) for k, d in enumerate(in_dts)] + ["I idx"] + (["%s aux" % aux] if aux else []))}) { ${map_body()} }
+% else:
+static GA_DEV A ga_neutral() { return (A)(${user_neutral}); }
+static GA_DEV A ga_combine(A a, A b) { return (A)(${user_reduce}); }
 % endif
 
 extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
-${name}(${out_ctype} *__restrict__ ga_out,
+${name}(${ctype(out_dt)} *__restrict__ ga_out,
 % if mode == "values":
 % for t, n in inputs:
     const ${t} *__restrict__ ${n},
@@ -315,8 +492,8 @@ ${kunravel("row", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [("oo", "ost")])
                 const A ga_a = a;
                 {
                     const A a = ga_a;
-                    const auto r = ${final};
-                    ga_out[oo] = ${store};
+                    const auto r = ${final()};
+                    ga_out[oo] = ${common.store(common.convert("r", final_dt, out_dt), out_dt)};
                 }
             }
         } else {
@@ -350,8 +527,8 @@ ${kunravel("row", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [("oo", "ost")])
                     for (int q = 1; q < ${block // 32}; ++q) b = ga_combine(b, ga_sm[q]);
 % endif
                     const A a = b;
-                    const auto r = ${final};
-                    ga_out[oo] = ${store};
+                    const auto r = ${final()};
+                    ga_out[oo] = ${common.store(common.convert("r", final_dt, out_dt), out_dt)};
                     ga_ticket[row] = 0u;
                 }
             }
@@ -416,8 +593,8 @@ ${kunravel("(valid ? o : (I)0)", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [
                 const A ga_a = a;
                 {
                     const A a = ga_a;
-                    const auto r = ${final};
-                    ga_out[oo] = ${store};
+                    const auto r = ${final()};
+                    ga_out[oo] = ${common.store(common.convert("r", final_dt, out_dt), out_dt)};
                 }
             }
         } else {
@@ -437,8 +614,8 @@ ${kunravel("(valid ? o : (I)0)", 8, [("ko%d" % k, "kst%d" % k) for k in ops] + [
                 for (I q = 0; q < splits; ++q) b = ga_combine(b, ga_ldcg(ga_part + (tile * splits + q) * 32 + lane));
                 if (valid) {
                     const A a = b;
-                    const auto r = ${final};
-                    ga_out[oo] = ${store};
+                    const auto r = ${final()};
+                    ga_out[oo] = ${common.store(common.convert("r", final_dt, out_dt), out_dt)};
                 }
                 if (lane == 0) ga_ticket[tile] = 0u;
             }

@@ -8,8 +8,8 @@
 ##   name       kernel name (a C identifier)
 ##   kind       "lookback" | "columns"
 ##   in_t, out_t, acc_t   C types: input and output in memory, accumulator
-##   load       C expression converting ga_in_t `x` to ga_acc_t
-##   store      C expression converting ga_acc_t `v` to ga_out_t
+##   in_dt, out_dt, loop_dt   numpy dtypes of input, output and operator
+##              (a float16 operator is held in float and rounded at stores)
 ##   scan_expr  the associative operator in terms of `a` (earlier) and `b`
 ##   neutral    C expression of the neutral element ("" when not given)
 ##   exclusive  bool: exclusive instead of inclusive scan
@@ -41,8 +41,15 @@ typedef ${in_t} ga_in_t;
 typedef ${out_t} ga_out_t;
 typedef ${acc_t} ga_acc_t;
 
-static __device__ __forceinline__ ga_acc_t ga_scan_load(ga_in_t x) { return ${load}; }
-static __device__ __forceinline__ ga_out_t ga_scan_store(ga_acc_t v) { return ${store}; }
+<%def name="rounded(expr, dt)" buffered="True" filter="trim">
+% if dt.kind == "f" and dt.itemsize == 2:
+ga_hround(${expr})
+% else:
+${expr}
+% endif
+</%def>\
+static __device__ __forceinline__ ga_acc_t ga_scan_load(ga_in_t x) { return ${common.convert(common.load("x", in_dt), in_dt, loop_dt)}; }
+static __device__ __forceinline__ ga_out_t ga_scan_store(ga_acc_t v) { return ${common.store(common.convert(rounded("v", loop_dt), loop_dt, out_dt), out_dt)}; }
 // `a` is the earlier (left) operand, `b` the later one, as in PyCUDA
 static __device__ __forceinline__ ga_acc_t ga_scan_op(ga_acc_t a, ga_acc_t b) { return (ga_acc_t)(${scan_expr}); }
 % if exclusive:
