@@ -54,13 +54,13 @@ def _factory(shape, dtype):
 
 _red.set_array_factory(_factory)
 
-_state = _red._state
+_state = _red.state
 
 
 def _full_entry(st, key, op, a, res_dt, ct, scale):
     """Cache (under ``key``) and return the launch entry of a full
     reduction of ``a`` into a new 0-d ``res_dt`` array."""
-    if len(st.fast) >= _red._MAX_PLANS:
+    if len(st.fast) >= _red.MAX_PLANS:
         st.fast.clear()
     ent = _red.full_entry(st, op, a, res_dt, ct, scale) + (res_dt,
                                                            res_dt.itemsize)
@@ -73,7 +73,7 @@ def _launch_full(st, ent, a):
 
     The result is built like :func:`gpuarr._creation.empty_c` builds a
     0-d array, from the context's pool held by ``st``: no per-call pool or
-    context lookup beyond :func:`gpuarr.reduction._state`'s one.
+    context lookup beyond :func:`gpuarr.reduction.state`'s one.
     """
     fn, grid, block, off, rest, dt, isz = ent
     w = owning(st.pool.allocate(isz), (), dt, (), 1, True, True)
