@@ -5,7 +5,7 @@ reference with a tolerance per output from the error analysis of the
 kernels (``_bound``: eps times the additions an element goes through times
 the sum of |x| that output reduces; float16 in float32, plus two float16
 ulps for the one rounding), products, means and variances likewise;
-min/max/arg*/any/all/count and integer sums exactly;
+min/max/arg*/any/all/count and integer sums exactly (bools as bytes);
 ``out=`` written into poisoned arrays; every layout: contiguous, sliced,
 negative strides, transposed, 0-d, empty, size 1, odd sizes.
 """
@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
+import gpuarr.driver as drv
 from gpuarr import gpuarray as ga
 from gpuarr import reductions as R
 from gpuarr import linalg
@@ -106,7 +107,11 @@ def check_close(got, want, atol=0.0, rtol=0.0):
     want = np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    if want.dtype.kind in "biu" or (np.all(np.equal(atol, 0))
+    if want.dtype.kind == "b":
+        # as bytes: a garbage byte (the 0x5A poison) would read as True
+        np.testing.assert_array_equal(got.view(np.uint8),
+                                      want.astype(np.uint8))
+    elif want.dtype.kind in "iu" or (np.all(np.equal(atol, 0))
                                      and np.all(np.equal(rtol, 0))):
         np.testing.assert_array_equal(got, want)
     elif want.dtype.kind == "c":
@@ -138,9 +143,12 @@ def _assert_within(got, want, atol, rtol):
 
 def poisoned(shape, dtype):
     d = ga.empty(shape, dtype)
-    h = np.full(shape, 123, dtype) if np.dtype(dtype).kind != "b" else \
-        np.ones(shape, bool)
-    d.set(h)
+    if np.dtype(dtype).kind == "b":
+        # 0x5A bytes: neither False (0) nor True (1), so unwritten bools show
+        if d.nbytes:
+            drv.memset_d8(d.ptr, 0x5A, d.nbytes)
+    elif d.size:
+        d.set(np.full(shape, 123, dtype))
     return d
 
 
@@ -542,6 +550,9 @@ def test_mean_of_empty_is_nan_with_warning():
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_out_poisoned(fname, keepdims):
     h = rand((20, 30), np.float32)
+    if fname in ("any", "all"):
+        h[3] = 0          # rows where any is False, and where all is
+        h[5, 7] = 0
     d = ga.to_gpu(h)
     want = np.asarray(getattr(np, fname)(h, axis=1, keepdims=keepdims))
     out = poisoned(want.shape, want.dtype)
@@ -558,8 +569,10 @@ def test_out_poisoned(fname, keepdims):
         want = np.asarray(getattr(np, fname)(h, axis=1))
         getattr(R, fname)(d, axis=1, out=big[::2])
         check_close(big.get()[::2], want, atol=1e-4, rtol=1e-5)
-        np.testing.assert_array_equal(big.get()[1::2],
-                                      np.asarray(poisoned((20,), want.dtype).get()))
+        # the elements between untouched, to the byte
+        np.testing.assert_array_equal(
+            np.ascontiguousarray(big.get()[1::2]).view(np.uint8),
+            poisoned((20,), want.dtype).get().view(np.uint8))
 
 
 def test_out_casts_to_its_dtype():
