@@ -524,6 +524,15 @@ def test_empty(shape, axis):
         warnings.simplefilter("ignore")
         check_close(R.mean(d, axis=axis).get(),
                     np.asarray(np.mean(h, axis=axis)))
+    # the identities (NaN for mean) written into poisoned outputs
+    for fn, ours in ((np.sum, R.sum), (np.prod, R.prod), (np.any, R.any),
+                     (np.all, R.all), (np.mean, R.mean)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.asarray(fn(h, axis=axis))
+            out = poisoned(want.shape, want.dtype)
+            assert ours(d, axis=axis, out=out) is out
+        check_close(out.get(), want)
     for fn, ours in ((np.max, R.max), (np.argmax, R.argmax),
                      (np.min, R.min), (np.argmin, R.argmin)):
         if fn in (np.argmax, np.argmin) and isinstance(axis, tuple):
