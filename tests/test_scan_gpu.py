@@ -72,8 +72,44 @@ def eps(dt):
     return float(np.finfo(dt).eps)
 
 
+# the fewest elements of a look-back tile in any layout (complex128, v1:
+# scan.tile_size); every layout's tile boundaries are multiples of it
+_MIN_TILE = 1024
+
+
+def _exact_cumsum(h, axis):
+    """Prefix sums of float64/complex128 ``h`` along ``axis`` as ``(s, r)``:
+    numpy's cumsum ``s`` and its rounding error ``r``, each addition's error
+    found exactly (TwoSum) and accumulated: ``s + r`` is exact to about
+    eps**2 (a plain float64 cumsum can be off by as much as the tolerance
+    of a float64 scan)."""
+    s = np.cumsum(h, axis=axis)
+    a = np.zeros_like(s)
+    tail = [slice(None)] * s.ndim
+    head = [slice(None)] * s.ndim
+    tail[axis], head[axis] = slice(1, None), slice(None, -1)
+    a[tuple(tail)] = s[tuple(head)]
+    t = a + h
+    b = t - a
+    return s, np.cumsum((a - (t - b)) + (h - b) + (t - s), axis=axis)
+
+
 def check_sum(got, host, axis=None, res_dt=None):
-    """Compare a cumsum with the float64/complex128/exact reference."""
+    """Compare a cumsum with the exact reference.
+
+    Floats: each addition rounds with a relative error of at most u = eps/2
+    of its result, so element i is off by at most u times the sum of |result|
+    over the additions it depends on (to first order).  Those are sums of
+    parts of the row that do not start at its beginning (in a thread, a
+    warp, a block, a look-back window), each at most mag_i = sum(|x|) up to
+    i, an element taking part in at most D = 64 + log2(n) + i / (128 T) of
+    them (T = _MIN_TILE); and the prefixes from the row start that the tile
+    chain adds, at most 2 (i / T + 2) of them, each at most M_i, the
+    largest |prefix| so far (a column scan walks down the axis: i of them).
+    The tolerance is 2 eps (D mag_i + chain M_i), a factor 4 over that,
+    plus two ulps of the result dtype for its final rounding (float16: a
+    float32 sum rounded once to float16).
+    """
     res_dt = np.dtype(res_dt or got.dtype)
     assert got.dtype == res_dt
     if res_dt.kind in "biu":
@@ -81,18 +117,28 @@ def check_sum(got, host, axis=None, res_dt=None):
         np.testing.assert_array_equal(got, ref)
         return
     wide = np.complex128 if res_dt.kind == "c" else np.float64
-    ref = np.cumsum(host.astype(wide), axis=axis)
-    mag = np.cumsum(np.abs(host.astype(wide)), axis=axis)
-    n = host.size if axis is None else host.shape[axis]
-    e = eps(res_dt)
-    if res_dt == np.float16:
-        e = eps(np.float32)
-        # a float32 sum rounded once to float16
-        tol = n * e * mag + np.abs(ref) * eps(np.float16) + 1e-30
+    h = host.astype(wide)
+    if axis is None:
+        h, got, ax = h.ravel(), got.ravel(), 0
     else:
-        tol = 2 * n * e * mag + 1e-30
-    assert np.all(np.abs(got.astype(wide) - ref) <= tol), (
-        np.max(np.abs(got.astype(wide) - ref) - tol))
+        ax = axis % h.ndim
+    s, r = _exact_cumsum(h, ax)
+    mag = np.cumsum(np.abs(h), axis=ax)
+    big = np.maximum.accumulate(np.abs(s), axis=ax)
+    n = h.shape[ax]
+    i = np.arange(1, n + 1, dtype=np.float64).reshape(
+        [n if k == ax else 1 for k in range(h.ndim)])
+    column = axis is not None and ax != h.ndim - 1
+    chain = i if column else 2 * (i / _MIN_TILE + 2)
+    depth = 64 + np.log2(max(n, 2)) + i / (128 * _MIN_TILE)
+    e = eps(np.float32) if res_dt == np.float16 else eps(res_dt)
+    real = np.dtype("f%d" % (res_dt.itemsize // 2)) if res_dt.kind == "c" \
+        else res_dt
+    with np.errstate(over="ignore", invalid="ignore"):
+        ulp = np.spacing(np.abs(s).astype(real)).astype(np.float64)
+    tol = 2 * e * (depth * mag + chain * big) + 2 * ulp + 1e-30
+    err = np.abs((got.astype(wide) - s) - r)
+    assert np.all(err <= tol), np.max(err / tol)
 
 
 # ---------------------------------------------------------------------------
