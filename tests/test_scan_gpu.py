@@ -563,8 +563,10 @@ def test_bool_and_small_ints_widen():
     r = cumsum(ga.to_gpu(h))
     assert r.dtype == np.uint64
     np.testing.assert_array_equal(r.get(), np.cumsum(h))
-    r = cumprod(ga.to_gpu(rand((300, 7), np.bool_)), axis=1)
+    hb = rand((300, 7), np.bool_)
+    r = cumprod(ga.to_gpu(hb), axis=1)
     assert r.dtype == np.int64
+    np.testing.assert_array_equal(r.get(), np.cumprod(hb, axis=1))
 
 
 def test_float16_accumulates_in_float32():
