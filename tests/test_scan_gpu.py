@@ -602,3 +602,17 @@ def test_stream_argument():
     check_sum(r0.get(), h, axis=0)
     check_sum(r1.get(), h, axis=1)
     assert r2.shape == (h.size,)
+    # the products of U(-3, 4) overflow within a few hundred elements:
+    # k roundings of relative size <= u before (a factor 4 over that),
+    # infinities of the right sign after
+    got = r2.get()
+    with np.errstate(over="ignore"):
+        ref = np.cumprod(h.ravel().astype(np.float64))  # overflows later
+    k = np.arange(1, h.size + 1)
+    fin = (np.abs(ref) > 1e-30) & (np.abs(ref) < 1e30)
+    assert fin.sum() > 10
+    assert np.all(np.abs(got[fin] - ref[fin])
+                  <= 2 * k[fin] * eps(np.float32) * np.abs(ref[fin]))
+    big = np.abs(ref) > 1e39
+    assert big.sum() > h.size // 2
+    assert np.all(got[big] == np.sign(ref[big]) * np.inf)
