@@ -1,7 +1,8 @@
 """GPU tests of gpuarr.elementwise against numpy.
 
 Fresh random inputs (never all zeros), outputs poisoned with 0xFF bytes
-first so unwritten elements show; contiguous, sliced, negative-stride,
+(bool outputs 0x5A, neither False nor True, and compared as bytes) first
+so unwritten elements show; contiguous, sliced, negative-stride,
 transposed, broadcast (0-stride), 0-d and empty operands.  Device arrays
 are a tiny helper here (no GPUArray), so these test layer 4 alone.
 """
@@ -32,7 +33,10 @@ class DevBase:
     def poison(self):
         import gpuarr.driver as drv
         if self.host.nbytes:
-            drv.memset_d8(int(self.alloc), 0xFF, self.host.nbytes)
+            # numpy reads a 0xFF bool byte as True: bools get 0x5A, which
+            # check() tells from 1 by comparing bytes
+            byte = 0x5A if self.host.dtype == np.bool_ else 0xFF
+            drv.memset_d8(int(self.alloc), byte, self.host.nbytes)
 
     def view(self, hview):
         """Device view laid out like ``hview``, a view of ``self.host``."""
@@ -109,7 +113,11 @@ def tolerance(dt):
 def check(got, exp, dt):
     tol = tolerance(dt)
     assert got.dtype == exp.dtype, (got.dtype, exp.dtype)
-    if tol == 0:
+    if got.dtype == np.bool_:
+        # as bytes: a garbage byte (the 0x5A poison) reads as True
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8),
+                                      np.asarray(exp).astype(np.uint8))
+    elif tol == 0:
         np.testing.assert_array_equal(got, exp)
     else:
         np.testing.assert_allclose(got.astype(np.complex128 if got.dtype.kind == "c" else np.float64),
