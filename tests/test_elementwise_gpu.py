@@ -202,6 +202,17 @@ def test_unary_every_dtype(context, op):
         if dt.kind == "f" and op in ("isnan", "isinf", "isfinite", "sign",
                                      "absolute", "floor", "rint"):
             x[:3] = [np.nan, np.inf, -np.inf]
+            if op in ("isnan", "isinf", "isfinite"):
+                x[100::50] = np.nan     # specials spread over the blocks
+                x[101::50] = np.inf
+                x[102::50] = -np.inf
+        if dt.kind == "c" and op in ("isnan", "isinf", "isfinite"):
+            # either part NaN or infinite, the other finite
+            x[:4] = [complex(np.nan, 1), complex(2, np.inf),
+                     complex(-np.inf, 0), complex(-1, np.nan)]
+            x[100::50] = complex(np.inf, -3)
+        if op == "logical_not":
+            x[::3] = 0                  # results of both values
         run_case(op, [x])
 
 
@@ -216,6 +227,12 @@ def test_binary_every_dtype(context, op):
         if dt.kind == "f" and op in ("minimum", "maximum", "fmin", "fmax"):
             a[:2] = np.nan
             b[1:3] = np.nan
+        if op in ("logical_and", "logical_or", "logical_xor"):
+            a[::3] = 0                  # every combination of zero and not
+            b[::2] = 0
+        if op in ("equal", "not_equal", "less", "less_equal", "greater",
+                  "greater_equal"):
+            b[::4] = a[::4]             # ties: not all True or all False
         run_case(op, [a, b])
 
 
