@@ -82,7 +82,11 @@ def check(got, want, math=False):
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     host = got.get()
     r = tol(want.dtype, math)
-    if r == 0:
+    if want.dtype == np.bool_:
+        # as bytes: a garbage byte (the 0x5A poison) reads as True
+        np.testing.assert_array_equal(host.view(np.uint8),
+                                      want.astype(np.uint8))
+    elif r == 0:
         np.testing.assert_array_equal(host, want)
     else:
         np.testing.assert_allclose(host, want, rtol=r, atol=r, equal_nan=True)
@@ -100,7 +104,9 @@ def poisoned(shape, dtype):
     if dt.kind in "fc":
         a.fill(np.nan)
     elif dt.kind == "b":
-        a.fill(True)
+        # neither False (0) nor True (1): an unwritten bool shows in check()
+        if a.nbytes:
+            gpuarr.driver.memset_d8(a.ptr, 0x5A, a.nbytes)
     else:
         a.fill(dt.type(0x5A))
     return a
@@ -441,6 +447,12 @@ def operands_for(name, dtype, shape):
         b = rand(shape, dtype)
         if dt.kind in "iu" and name in ("floor_divide", "remainder"):
             b = rand(shape, dtype, lo=-9 if dt.kind == "i" else 1, hi=9)
+        if name in ("logical_and", "logical_or", "logical_xor"):
+            a.flat[::3] = 0     # every combination of zero and nonzero
+            b.flat[::2] = 0
+        elif name in ("equal", "not_equal", "less", "less_equal", "greater",
+                      "greater_equal"):
+            b.flat[::4] = a.flat[::4]   # ties: answers not all one value
     return a, b
 
 
