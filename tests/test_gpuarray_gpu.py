@@ -176,7 +176,10 @@ def test_get_3d_permuted_and_into_given_arrays():
     assert got is out
     np.testing.assert_array_equal(out, base)
     target = np.empty((8, 12))[::2, ::2]  # a non-contiguous destination
-    d[:, 0].get(ary=np.empty((4, 6)))
+    col = np.full((4, 6), np.nan)
+    assert d[:, 0].get(ary=col) is col
+    np.testing.assert_array_equal(col, base[:, 0])
+    target[...] = np.nan
     d2 = gpuarr.to_gpu(rand((4, 6), np.float64))
     d2.get(ary=target)
     np.testing.assert_array_equal(target, d2.get())
