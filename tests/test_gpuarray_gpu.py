@@ -237,26 +237,59 @@ def test_set_casts_like_numpy_assignment():
         d.set(np.zeros(5))
 
 
+def poisoned_next(shape, dtype):
+    """Make the next array of ``shape`` and ``dtype`` get a block full of
+    0x5A bytes, so that elements a creation function leaves unwritten show.
+    With the pool emptied, a block of that size freed on the legacy stream
+    is what the next allocation of that size there gets back (tools.py:
+    the stream-ordered pool keeps blocks up to 1 MiB per (size, stream),
+    the binned one per size).  Returns the block's address."""
+    from gpuarr.tools import default_pool
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    gc.collect()                # no other array freed into the pool next
+    pool = default_pool()
+    pool.free_held()
+    blk = pool.allocate(nbytes)
+    gpuarr.driver.memset_d8(blk.ptr, 0x5A, nbytes)
+    ptr = blk.ptr
+    blk.free()
+    return ptr
+
+
+def check_on_poison(make, want):
+    """``make()`` (a creation function) on a poisoned block equals ``want``."""
+    want = np.asarray(want)
+    p = poisoned_next(want.shape, want.dtype) if want.size else None
+    got = make()
+    assert p is None or got.ptr == p, "not served the poisoned block"
+    check(got, want)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 def test_creation_functions(dtype):
     dt = np.dtype(dtype)
     for shape in [(), (0,), (5,), (3, 4)]:
-        check(gpuarr.zeros(shape, dtype), np.zeros(shape, dtype))
+        check_on_poison(lambda: gpuarr.zeros(shape, dtype),
+                        np.zeros(shape, dtype))
         check(gpuarr.ones(shape, dtype), np.ones(shape, dtype))
         v = rand((), dtype)[()]
         check(gpuarr.full(shape, v, dtype), np.full(shape, v, dtype))
         e = gpuarr.empty(shape, dtype)
         assert e.shape == shape and e.dtype == dt
     like = gpuarr.to_gpu(rand((3, 4), dtype))
-    check(gpuarr.zeros_like(like), np.zeros((3, 4), dtype))
+    check_on_poison(lambda: gpuarr.zeros_like(like), np.zeros((3, 4), dtype))
     check(gpuarr.ones_like(like), np.ones((3, 4), dtype))
     check(gpuarr.full_like(like, 1), np.full((3, 4), 1, dtype))
     assert gpuarr.empty_like(like).dtype == dt
-    check(gpuarr.zeros_like(like, dtype=np.float32), np.zeros((3, 4), np.float32))
-    check(gpuarr.eye(4, dtype=dtype), np.eye(4, dtype=dtype))
-    check(gpuarr.eye(3, 5, k=2, dtype=dtype), np.eye(3, 5, k=2, dtype=dtype))
-    check(gpuarr.eye(5, 3, k=-1, dtype=dtype), np.eye(5, 3, k=-1, dtype=dtype))
-    check(gpuarr.eye(3, 4, k=7, dtype=dtype), np.eye(3, 4, k=7, dtype=dtype))
+    check_on_poison(lambda: gpuarr.zeros_like(like, dtype=np.float32),
+                    np.zeros((3, 4), np.float32))
+    check_on_poison(lambda: gpuarr.eye(4, dtype=dtype), np.eye(4, dtype=dtype))
+    check_on_poison(lambda: gpuarr.eye(3, 5, k=2, dtype=dtype),
+                    np.eye(3, 5, k=2, dtype=dtype))
+    check_on_poison(lambda: gpuarr.eye(5, 3, k=-1, dtype=dtype),
+                    np.eye(5, 3, k=-1, dtype=dtype))
+    check_on_poison(lambda: gpuarr.eye(3, 4, k=7, dtype=dtype),
+                    np.eye(3, 4, k=7, dtype=dtype))
 
 
 def test_default_dtypes_follow_numpy():
