@@ -877,21 +877,27 @@ def test_default_pool_is_stream_ordered():
     assert isinstance(pool, StreamOrderedMemoryPool)
     A = drv.mem_pool_attribute
     assert pool.mem_pool.get_attribute(A.RELEASE_THRESHOLD) == 2 ** 64 - 1
-    # a user stream: fill, drop, allocate again on the same stream, fill
-    # with another value; stream order makes the first fill land first
+    # a block freed on a user stream while fills of it are still queued
+    # there (40 of 64 MiB each: ~1 ms of work), then an allocation and a
+    # fill on another stream: the driver may hand that block over only
+    # ordered after the queued fills (or not at all), so the second fill
+    # is what is read back
     s = drv.Stream()
+    s2 = drv.Stream()
     n = 1 << 24
     for _ in range(3):
         blk = pool.allocate(4 * n, stream=s)
-        drv.memset_d32_async(blk, 0x11111111, n, s)
+        for _ in range(40):
+            drv.memset_d32_async(blk, 0x11111111, n, s)
         del blk                                     # freed on s, queued
-        blk2 = pool.allocate(4 * n, stream=s)
-        drv.memset_d32_async(blk2, 0x22222222, n, s)
+        blk2 = pool.allocate(4 * n, stream=s2)
+        drv.memset_d32_async(blk2, 0x22222222, n, s2)
         out = drv.pagelocked_empty(n, np.uint32)
-        drv.memcpy_dtoh_async(out, blk2, s)
-        s.synchronize()
+        drv.memcpy_dtoh_async(out, blk2, s2)
+        s2.synchronize()
         assert (out == 0x22222222).all()
         del blk2
+    s.synchronize()
     # small blocks: reused on their own stream only, without driver calls
     b1 = pool.allocate(1000, stream=s)
     p1 = b1.ptr
