@@ -905,14 +905,15 @@ def test_default_pool_is_stream_ordered():
     del b1
     b2 = pool.allocate(1000, stream=s)
     assert b2.ptr == p1
-    b3 = pool.allocate(1000)            # the legacy stream: another block
-    assert b3.ptr != p1
     drv.memset_d32_async(b2, 6, 250, s)
     out = drv.pagelocked_empty(250, np.uint32)
     drv.memcpy_dtoh_async(out, b2, s)
     s.synchronize()
     assert (out == 6).all()
-    del b2, b3
+    del b2                              # kept for s again
+    b3 = pool.allocate(1000)            # the legacy stream: another block
+    assert b3.ptr != p1
+    del b3
     # arrays, their temporaries and views through the default pool
     h = _rng.standard_normal((300, 301))
     d = gpuarr.to_gpu(h)
