@@ -876,7 +876,7 @@ def test_memcpy_and_memset_size_checks(fake_lib):
         drv.memset_d16_async(b, 1, 16)
         drv.memcpy_dtod_async(a, b, 16, s)
         assert (drv.from_device(a, (8,), np.uint16) == 1).all()
-        assert drv.to_device(src) and (drv.from_device_like(drv.to_device(src), src) == src).all()
+        assert (drv.from_device_like(drv.to_device(src), src) == src).all()
     """)
 
 
