@@ -1077,8 +1077,19 @@ def test_prepare_twice_without_parameter_info(fake_lib):
     """Without driver parameter info, prepare() may be called again with other types."""
     check(fake_lib, """
         f = drv.module_from_buffer(image("kernel k 8,4,4 noinfo")).get_function("k")
-        f.prepare("Pi")
-        f.prepare("Pii")
+        assert f.prepare("Pi") is f
+        # (not launched: the kernel would read a third parameter)
+        try:
+            f.prepared_call((1,), (1,), 0x2000, 6, -7)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("3 arguments packed for 2 prepared types")
+        assert f.prepare("Pii") is f
+        f.prepared_call((1,), (1,), 0x2000, 6, -7)
+        assert fk.last_launch()["params"] == expected_params(
+            [np.uint64(0x2000), np.int32(6), np.int32(-7)])
+        assert fk["launches"] == 1
     """)
 
 
