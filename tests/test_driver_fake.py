@@ -1105,4 +1105,6 @@ def test_host_buffer_errors_name_the_call(fake_lib):
                 call()
             except ValueError as e:
                 assert name in str(e), str(e)
+            else:
+                raise AssertionError("%s did not raise" % name)
     """)
