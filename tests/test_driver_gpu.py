@@ -107,7 +107,12 @@ def test_context_stack(drv, context):
     context.synchronize()
     assert drv.Context.get_limit(drv.limit.STACK_SIZE) > 0
     cfg = drv.Context.get_cache_config()
+    other = (drv.func_cache.PREFER_SHARED if cfg != drv.func_cache.PREFER_SHARED
+             else drv.func_cache.PREFER_L1)
+    drv.Context.set_cache_config(other)
+    assert drv.Context.get_cache_config() == other
     drv.Context.set_cache_config(cfg)
+    assert drv.Context.get_cache_config() == cfg
 
 
 @pytest.mark.parametrize("nbytes", [1, 3, 2**20 + 7])
@@ -175,7 +180,8 @@ def test_async_copies_two_streams_pinned(drv):
         assert s.is_done()
     for h, b in zip(hosts, backs):
         np.testing.assert_array_equal(h, b)
-    assert isinstance(hosts[0].base, drv.HostAllocation) or hosts[0].base is not None
+    # pagelocked_empty (and _zeros) arrays view their HostAllocation
+    assert all(isinstance(a.base, drv.HostAllocation) for a in hosts + backs)
 
 
 def test_pagelocked_shapes_and_register(drv):
@@ -187,6 +193,9 @@ def test_pagelocked_shapes_and_register(drv):
     assert e.size == 0
     host = rng().standard_normal(4096)
     reg = drv.register_host_memory(host)
+    # a view of host's own memory, kept registered by its HostAllocation
+    assert isinstance(reg.base, drv.HostAllocation)
+    assert reg.ctypes.data == host.ctypes.data and reg.shape == host.shape
     d = drv.mem_alloc(host.nbytes)
     drv.memcpy_htod(d, reg)
     back = np.empty_like(host)
