@@ -262,7 +262,7 @@ def test_every_scalar_kind(drv, mod):
 
 def test_prepared_calls(drv, mod):
     f = mod.get_function("store_args")
-    f.prepare("PbBhHiIqQfd?")
+    assert f.prepare("PbBhHiIqQfd?") is f
     d = drv.mem_alloc(11 * 8)
     drv.memset_d8(d, 0xFF, 88)
     vals = [-7, 250, -30000, 60000, -2**31 + 3, 2**32 - 9, -2**40 - 1, 2**50 + 3, 1.5, np.pi, True]
@@ -492,8 +492,16 @@ def test_function_attributes(drv, mod):
     assert f.local_size_bytes == 0
     assert f.shared_size_bytes == 0
     assert f.get_attribute(drv.function_attribute.NUM_REGS) == f.num_regs
-    f.set_cache_config(drv.func_cache.PREFER_L1)
-    f.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+    f.set_cache_config(drv.func_cache.PREFER_L1)   # the driver has no getter
+    A = drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES
+    f.set_attribute(A, 65536)
+    assert f.get_attribute(A) == 65536
+    # and it takes effect: 64 KiB of dynamic shared memory (over the 48 KiB
+    # default) now launches
+    yd = drv.mem_alloc(4)
+    f(yd, yd, np.float32(1), np.int32(1), block=(32, 1, 1), grid=(1, 1),
+      shared=65536)
+    drv.Context.synchronize()
 
 
 def test_release_in_own_context(drv, context):
