@@ -638,8 +638,11 @@ def test_store_failure_warns_once(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_bytes(b"")
     key = _cache.make_key(["k"])
-    with pytest.warns(RuntimeWarning, match="cannot write"):
+    with pytest.warns(RuntimeWarning, match="cannot write") as record:
         assert not _cache.store(str(blocker / "sub"), key, "cubin", b"x")
+        assert not _cache.store(str(blocker / "sub"), key, "cubin", b"y")
+    assert len([w for w in record if issubclass(w.category, RuntimeWarning)
+                and "cannot write" in str(w.message)]) == 1
 
 
 def test_bad_key_rejected(tmp_path):
