@@ -214,8 +214,11 @@ def test_normal_reference_range_and_moments():
         assert z.dtype == dt and np.isfinite(z).all()
         assert abs(z.mean()) < 5 / np.sqrt(z.size)
         assert abs(z.var() - 1) < 5 * np.sqrt(2 / z.size)
-    # the largest float32 radius: u1 = 2**-33
-    assert np.sqrt(-2 * np.log(2.0 ** -33)) == pytest.approx(6.763, abs=1e-3)
+    # the largest float32 radius: u1 = open01(0) = 2**-33, through the
+    # reference's own -2 ln u
+    u1 = P.open01_f32(np.zeros(1, np.uint32))
+    r = np.sqrt(P.neg2log_f32(u1).astype(np.float64))[0]
+    assert r == pytest.approx(6.763, abs=1e-3)
 
 
 def test_exponential_reference():
