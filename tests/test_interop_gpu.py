@@ -29,6 +29,16 @@ def sample(dtype, shape=(6, 8)):
     return x.astype(dtype)
 
 
+def reuse_freed(upload, shape, dtype, count=16):
+    """Allocate ``count`` arrays of ``shape`` and ``dtype`` through
+    ``upload`` (a library's host-to-device copy) filled with 123 (True for
+    bool, never all of sample()'s values), so that memory a dropped
+    reference let the library's pool take back is handed out and
+    overwritten before the survivor is read.  Returns them (keep them)."""
+    junk = np.full(shape, 123).astype(dtype)
+    return [upload(junk) for _ in range(count)]
+
+
 # ---------------------------------------------------------------------------
 # CuPy
 
@@ -60,7 +70,11 @@ def test_gpuarray_consumes_cupy(dtype):
     np.testing.assert_array_equal(cp.asnumpy(c)[1], h[0])
     del c
     gc.collect()
-    np.testing.assert_array_equal(g.get()[0], h[0])  # base keeps it alive
+    junk = reuse_freed(cp.asarray, h.shape, dtype)
+    want = h.copy()
+    want[1] = h[0]
+    np.testing.assert_array_equal(g.get(), want)  # base keeps it alive
+    del junk
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -80,10 +94,13 @@ def test_dlpack_with_cupy(dtype):
     assert g.ptr == src.data.ptr
     del src
     gc.collect()
+    junk = reuse_freed(cp.asarray, h.shape, dtype)
     np.testing.assert_array_equal(g.get(), h)
     del d
     gc.collect()
+    junk += reuse_freed(gpuarr.to_gpu, h.shape, dtype)
     np.testing.assert_array_equal(cp.asnumpy(c), h)  # capsule keeps d alive
+    del junk
 
 
 def test_cupy_stream_work_is_visible():
@@ -119,7 +136,11 @@ def test_torch_round_trip_dlpack(dtype):
     np.testing.assert_array_equal(g.get(), h[:, ::2])
     del t2
     gc.collect()
-    np.testing.assert_array_equal(g.get(), h[:, ::2])
+    junk = reuse_freed(lambda x: torch.as_tensor(x, device="cuda"), h.shape,
+                       dtype)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(g.get(), h[:, ::2])  # the capsule's tensor
+    del junk
     t[0, 0] = t[1, 1]
     torch.cuda.synchronize()
     assert d[0, 0].get() == h[1, 1]
