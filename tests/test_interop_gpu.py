@@ -103,12 +103,28 @@ def test_dlpack_with_cupy(dtype):
     del junk
 
 
+_SLOW_TWICE = r"""
+extern "C" __global__ void slow_twice(float *out, long long n, long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) { }
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * (float)i;
+}
+"""
+
+
 def test_cupy_stream_work_is_visible():
     cp = pytest.importorskip("cupy")
+    n = 1 << 20
+    slow = cp.RawKernel(_SLOW_TWICE, "slow_twice")
     with cp.cuda.Stream(non_blocking=True):
-        c = cp.arange(1 << 20, dtype=cp.float32) * 2
+        c = cp.full(n, -1, dtype=cp.float32)
+        # each block spins 2e7 cycles (~10 ms) before writing: data read
+        # without waiting for cupy's stream would still be the -1s
+        slow(((n + 255) // 256,), (256,), (c, np.int64(n), np.int64(2 * 10 ** 7)))
         g = gpuarr.asarray(c)  # CAI names cupy's stream: we synchronize
-        np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 2)
+        np.testing.assert_array_equal(g.get(), np.arange(n, dtype=np.float32) * 2)
 
 
 # ---------------------------------------------------------------------------
@@ -166,12 +182,28 @@ def test_torch_side_stream():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch without CUDA")
-    s = torch.cuda.Stream()
+    s = torch.cuda.Stream()          # a non-blocking stream
     with torch.cuda.stream(s):
+        # ~10 ms of spinning queued first on s: data read without waiting
+        # for s would not be written yet
+        if hasattr(torch.cuda, "_sleep"):
+            torch.cuda._sleep(2 * 10 ** 7)
+        else:                       # a long chain of products instead
+            x = torch.ones(4096, 4096, device="cuda")
+            for _ in range(20):
+                x = x @ x * (1.0 / 4096)
         t = torch.arange(1 << 20, device="cuda", dtype=torch.float32) * 3
         g = gpuarr.from_dlpack(t)
         np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 3)
-    d = gpuarr.to_gpu(np.arange(10.0))
+    # the other way: gpuarr's slow writes queued on the legacy stream, then
+    # torch reads on s
+    from gpuarr.elementwise import ElementwiseKernel
+    slow = ElementwiseKernel(
+        "double *x, long long cycles",
+        "long long t0 = clock64(); while (clock64() - t0 < cycles) { } "
+        "x[i] = (double)i", name="slow_arange")
+    d = gpuarr.zeros(10, np.float64)
+    slow(d, np.int64(2 * 10 ** 7))
     with torch.cuda.stream(s):
         t = torch.from_dlpack(d)  # torch passes its stream; we synchronize
         np.testing.assert_array_equal((t + 1).cpu().numpy(), np.arange(10.0) + 1)
