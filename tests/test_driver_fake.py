@@ -898,7 +898,7 @@ def test_memcpy_and_memset_size_checks(fake_lib):
         drv.memset_d16_async(b, 1, 16)
         drv.memcpy_dtod_async(a, b, 16, s)
         assert (drv.from_device(a, (8,), np.uint16) == 1).all()
-        assert drv.to_device(src) and (drv.from_device_like(drv.to_device(src), src) == src).all()
+        assert (drv.from_device_like(drv.to_device(src), src) == src).all()
     """)
 
 
@@ -1099,8 +1099,19 @@ def test_prepare_twice_without_parameter_info(fake_lib):
     """Without driver parameter info, prepare() may be called again with other types."""
     check(fake_lib, """
         f = drv.module_from_buffer(image("kernel k 8,4,4 noinfo")).get_function("k")
-        f.prepare("Pi")
-        f.prepare("Pii")
+        assert f.prepare("Pi") is f
+        # (not launched: the kernel would read a third parameter)
+        try:
+            f.prepared_call((1,), (1,), 0x2000, 6, -7)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("3 arguments packed for 2 prepared types")
+        assert f.prepare("Pii") is f
+        f.prepared_call((1,), (1,), 0x2000, 6, -7)
+        assert fk.last_launch()["params"] == expected_params(
+            [np.uint64(0x2000), np.int32(6), np.int32(-7)])
+        assert fk["launches"] == 1
     """)
 
 
@@ -1116,6 +1127,8 @@ def test_host_buffer_errors_name_the_call(fake_lib):
                 call()
             except ValueError as e:
                 assert name in str(e), str(e)
+            else:
+                raise AssertionError("%s did not raise" % name)
     """)
 
 

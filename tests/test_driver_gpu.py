@@ -1,6 +1,7 @@
 """Driver layer on a real GPU: devices, memory, copies, streams, events,
 modules, every kind of kernel argument, errors and lifetimes."""
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -66,8 +67,25 @@ def rng():
 def test_device_attributes(drv, context):
     dev = context.get_device()
     assert drv.Device.count() >= 1
-    assert dev == drv.Device(0) or "CUDA_DEVICE" in os.environ
-    assert "NVIDIA" in dev.name() or dev.name()
+    assert dev == drv.Device(int(os.environ.get("CUDA_DEVICE", "").strip() or 0))
+    name = dev.name()
+    assert name and name == name.strip() and name.isprintable(), repr(name)
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        # nvidia-smi's name of the GPU at our PCI bus id (its ids have an
+        # 8-digit domain, the driver API's 4: compare them as numbers)
+        r = subprocess.run([smi, "--query-gpu=pci.bus_id,name",
+                            "--format=csv,noheader"], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+
+        def bus(s):
+            dom, b, rest = s.strip().split(":")
+            d, f = rest.split(".")
+            return tuple(int(x, 16) for x in (dom, b, d, f))
+        names = dict((bus(line.split(",", 1)[0]), line.split(",", 1)[1].strip())
+                     for line in r.stdout.splitlines() if line.strip())
+        assert names[bus(dev.pci_bus_id())] == name, (names, name)
     major, minor = dev.compute_capability()
     assert major >= 7 and 0 <= minor < 10
     assert dev.total_memory() > 2**30
@@ -89,7 +107,12 @@ def test_context_stack(drv, context):
     context.synchronize()
     assert drv.Context.get_limit(drv.limit.STACK_SIZE) > 0
     cfg = drv.Context.get_cache_config()
+    other = (drv.func_cache.PREFER_SHARED if cfg != drv.func_cache.PREFER_SHARED
+             else drv.func_cache.PREFER_L1)
+    drv.Context.set_cache_config(other)
+    assert drv.Context.get_cache_config() == other
     drv.Context.set_cache_config(cfg)
+    assert drv.Context.get_cache_config() == cfg
 
 
 @pytest.mark.parametrize("nbytes", [1, 3, 2**20 + 7])
@@ -157,7 +180,8 @@ def test_async_copies_two_streams_pinned(drv):
         assert s.is_done()
     for h, b in zip(hosts, backs):
         np.testing.assert_array_equal(h, b)
-    assert isinstance(hosts[0].base, drv.HostAllocation) or hosts[0].base is not None
+    # pagelocked_empty (and _zeros) arrays view their HostAllocation
+    assert all(isinstance(a.base, drv.HostAllocation) for a in hosts + backs)
 
 
 def test_pagelocked_shapes_and_register(drv):
@@ -169,6 +193,9 @@ def test_pagelocked_shapes_and_register(drv):
     assert e.size == 0
     host = rng().standard_normal(4096)
     reg = drv.register_host_memory(host)
+    # a view of host's own memory, kept registered by its HostAllocation
+    assert isinstance(reg.base, drv.HostAllocation)
+    assert reg.ctypes.data == host.ctypes.data and reg.shape == host.shape
     d = drv.mem_alloc(host.nbytes)
     drv.memcpy_htod(d, reg)
     back = np.empty_like(host)
@@ -235,7 +262,7 @@ def test_every_scalar_kind(drv, mod):
 
 def test_prepared_calls(drv, mod):
     f = mod.get_function("store_args")
-    f.prepare("PbBhHiIqQfd?")
+    assert f.prepare("PbBhHiIqQfd?") is f
     d = drv.mem_alloc(11 * 8)
     drv.memset_d8(d, 0xFF, 88)
     vals = [-7, 250, -30000, 60000, -2**31 + 3, 2**32 - 9, -2**40 - 1, 2**50 + 3, 1.5, np.pi, True]
@@ -465,8 +492,16 @@ def test_function_attributes(drv, mod):
     assert f.local_size_bytes == 0
     assert f.shared_size_bytes == 0
     assert f.get_attribute(drv.function_attribute.NUM_REGS) == f.num_regs
-    f.set_cache_config(drv.func_cache.PREFER_L1)
-    f.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+    f.set_cache_config(drv.func_cache.PREFER_L1)   # the driver has no getter
+    A = drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES
+    f.set_attribute(A, 65536)
+    assert f.get_attribute(A) == 65536
+    # and it takes effect: 64 KiB of dynamic shared memory (over the 48 KiB
+    # default) now launches
+    yd = drv.mem_alloc(4)
+    f(yd, yd, np.float32(1), np.int32(1), block=(32, 1, 1), grid=(1, 1),
+      shared=65536)
+    drv.Context.synchronize()
 
 
 def test_release_in_own_context(drv, context):

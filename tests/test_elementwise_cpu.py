@@ -65,12 +65,13 @@ def test_resolve_errors():
         resolve("add", np.dtype("u1"), 300)
     with pytest.raises(OverflowError):
         resolve("add", np.dtype("i8"), 2 ** 64)
-    resolve("less", np.dtype("u1"), 300)          # numpy 2 compares exactly
+    # numpy 2 compares exactly: no OverflowError, a bool result
+    assert resolve("less", np.dtype("u1"), 300)[1] == (np.dtype(bool),)
     with pytest.raises(ValueError, match="negative integer powers"):
         resolve("power", np.dtype("i4"), -1)
     with pytest.raises(ValueError, match="negative integer powers"):
         resolve("power", np.dtype("i4"), np.int32(-2))
-    resolve("power", np.dtype("f4"), -1)
+    assert resolve("power", np.dtype("f4"), -1)[1] == (np.dtype("f4"),)
     assert resolve("sin", np.dtype("c8")) == ((np.dtype("c8"),), (np.dtype("c8"),))
     with pytest.raises(TypeError):
         resolve("if_positive", np.dtype("c8"), np.dtype("f4"), np.dtype("f4"))
@@ -93,13 +94,16 @@ def test_every_numpy_loop_has_a_kernel():
         for dt in _dtypes.SUPPORTED:
             dts = (np.dtype(dt),) * op.nin
             try:
-                op.ufunc.resolve_dtypes(dts + (None,) * op.ufunc.nout)
+                want = op.ufunc.resolve_dtypes(dts + (None,) * op.ufunc.nout)
             except (TypeError, np._core._exceptions._UFuncNoLoopError):
                 continue
             try:
-                resolve(name, *dts)
+                got = resolve(name, *dts)
             except TypeError as exc:
                 missing.append((name, str(dt), str(exc)))
+            else:
+                # and it gives numpy's result dtypes
+                assert tuple(got[1]) == tuple(want[op.nin:]), (name, dt, got, want)
     assert not missing, missing
 
 

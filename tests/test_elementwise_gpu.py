@@ -1,7 +1,8 @@
 """GPU tests of gpuarr.elementwise against numpy.
 
 Fresh random inputs (never all zeros), outputs poisoned with 0xFF bytes
-first so unwritten elements show; contiguous, sliced, negative-stride,
+(bool outputs 0x5A, neither False nor True, and compared as bytes) first
+so unwritten elements show; contiguous, sliced, negative-stride,
 transposed, broadcast (0-stride), 0-d and empty operands.  Device arrays
 are a tiny helper here (no GPUArray), so these test layer 4 alone.
 """
@@ -32,7 +33,10 @@ class DevBase:
     def poison(self):
         import gpuarr.driver as drv
         if self.host.nbytes:
-            drv.memset_d8(int(self.alloc), 0xFF, self.host.nbytes)
+            # numpy reads a 0xFF bool byte as True: bools get 0x5A, which
+            # check() tells from 1 by comparing bytes
+            byte = 0x5A if self.host.dtype == np.bool_ else 0xFF
+            drv.memset_d8(int(self.alloc), byte, self.host.nbytes)
 
     def view(self, hview):
         """Device view laid out like ``hview``, a view of ``self.host``."""
@@ -109,7 +113,11 @@ def tolerance(dt):
 def check(got, exp, dt):
     tol = tolerance(dt)
     assert got.dtype == exp.dtype, (got.dtype, exp.dtype)
-    if tol == 0:
+    if got.dtype == np.bool_:
+        # as bytes: a garbage byte (the 0x5A poison) reads as True
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8),
+                                      np.asarray(exp).astype(np.uint8))
+    elif tol == 0:
         np.testing.assert_array_equal(got, exp)
     else:
         np.testing.assert_allclose(got.astype(np.complex128 if got.dtype.kind == "c" else np.float64),
@@ -194,6 +202,17 @@ def test_unary_every_dtype(context, op):
         if dt.kind == "f" and op in ("isnan", "isinf", "isfinite", "sign",
                                      "absolute", "floor", "rint"):
             x[:3] = [np.nan, np.inf, -np.inf]
+            if op in ("isnan", "isinf", "isfinite"):
+                x[100::50] = np.nan     # specials spread over the blocks
+                x[101::50] = np.inf
+                x[102::50] = -np.inf
+        if dt.kind == "c" and op in ("isnan", "isinf", "isfinite"):
+            # either part NaN or infinite, the other finite
+            x[:4] = [complex(np.nan, 1), complex(2, np.inf),
+                     complex(-np.inf, 0), complex(-1, np.nan)]
+            x[100::50] = complex(np.inf, -3)
+        if op == "logical_not":
+            x[::3] = 0                  # results of both values
         run_case(op, [x])
 
 
@@ -208,6 +227,12 @@ def test_binary_every_dtype(context, op):
         if dt.kind == "f" and op in ("minimum", "maximum", "fmin", "fmax"):
             a[:2] = np.nan
             b[1:3] = np.nan
+        if op in ("logical_and", "logical_or", "logical_xor"):
+            a[::3] = 0                  # every combination of zero and not
+            b[::2] = 0
+        if op in ("equal", "not_equal", "less", "less_equal", "greater",
+                  "greater_equal"):
+            b[::4] = a[::4]             # ties: not all True or all False
         run_case(op, [a, b])
 
 

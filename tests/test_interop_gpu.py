@@ -29,6 +29,16 @@ def sample(dtype, shape=(6, 8)):
     return x.astype(dtype)
 
 
+def reuse_freed(upload, shape, dtype, count=16):
+    """Allocate ``count`` arrays of ``shape`` and ``dtype`` through
+    ``upload`` (a library's host-to-device copy) filled with 123 (True for
+    bool, never all of sample()'s values), so that memory a dropped
+    reference let the library's pool take back is handed out and
+    overwritten before the survivor is read.  Returns them (keep them)."""
+    junk = np.full(shape, 123).astype(dtype)
+    return [upload(junk) for _ in range(count)]
+
+
 # ---------------------------------------------------------------------------
 # CuPy
 
@@ -60,7 +70,11 @@ def test_gpuarray_consumes_cupy(dtype):
     np.testing.assert_array_equal(cp.asnumpy(c)[1], h[0])
     del c
     gc.collect()
-    np.testing.assert_array_equal(g.get()[0], h[0])  # base keeps it alive
+    junk = reuse_freed(cp.asarray, h.shape, dtype)
+    want = h.copy()
+    want[1] = h[0]
+    np.testing.assert_array_equal(g.get(), want)  # base keeps it alive
+    del junk
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -80,18 +94,37 @@ def test_dlpack_with_cupy(dtype):
     assert g.ptr == src.data.ptr
     del src
     gc.collect()
+    junk = reuse_freed(cp.asarray, h.shape, dtype)
     np.testing.assert_array_equal(g.get(), h)
     del d
     gc.collect()
+    junk += reuse_freed(gpuarr.to_gpu, h.shape, dtype)
     np.testing.assert_array_equal(cp.asnumpy(c), h)  # capsule keeps d alive
+    del junk
+
+
+_SLOW_TWICE = r"""
+extern "C" __global__ void slow_twice(float *out, long long n, long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) { }
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = 2.0f * (float)i;
+}
+"""
 
 
 def test_cupy_stream_work_is_visible():
     cp = pytest.importorskip("cupy")
+    n = 1 << 20
+    slow = cp.RawKernel(_SLOW_TWICE, "slow_twice")
     with cp.cuda.Stream(non_blocking=True):
-        c = cp.arange(1 << 20, dtype=cp.float32) * 2
+        c = cp.full(n, -1, dtype=cp.float32)
+        # each block spins 2e7 cycles (~10 ms) before writing: data read
+        # without waiting for cupy's stream would still be the -1s
+        slow(((n + 255) // 256,), (256,), (c, np.int64(n), np.int64(2 * 10 ** 7)))
         g = gpuarr.asarray(c)  # CAI names cupy's stream: we synchronize
-        np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 2)
+        np.testing.assert_array_equal(g.get(), np.arange(n, dtype=np.float32) * 2)
 
 
 # ---------------------------------------------------------------------------
@@ -119,7 +152,11 @@ def test_torch_round_trip_dlpack(dtype):
     np.testing.assert_array_equal(g.get(), h[:, ::2])
     del t2
     gc.collect()
-    np.testing.assert_array_equal(g.get(), h[:, ::2])
+    junk = reuse_freed(lambda x: torch.as_tensor(x, device="cuda"), h.shape,
+                       dtype)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(g.get(), h[:, ::2])  # the capsule's tensor
+    del junk
     t[0, 0] = t[1, 1]
     torch.cuda.synchronize()
     assert d[0, 0].get() == h[1, 1]
@@ -145,12 +182,28 @@ def test_torch_side_stream():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch without CUDA")
-    s = torch.cuda.Stream()
+    s = torch.cuda.Stream()          # a non-blocking stream
     with torch.cuda.stream(s):
+        # ~10 ms of spinning queued first on s: data read without waiting
+        # for s would not be written yet
+        if hasattr(torch.cuda, "_sleep"):
+            torch.cuda._sleep(2 * 10 ** 7)
+        else:                       # a long chain of products instead
+            x = torch.ones(4096, 4096, device="cuda")
+            for _ in range(20):
+                x = x @ x * (1.0 / 4096)
         t = torch.arange(1 << 20, device="cuda", dtype=torch.float32) * 3
         g = gpuarr.from_dlpack(t)
         np.testing.assert_array_equal(g.get(), np.arange(1 << 20, dtype=np.float32) * 3)
-    d = gpuarr.to_gpu(np.arange(10.0))
+    # the other way: gpuarr's slow writes queued on the legacy stream, then
+    # torch reads on s
+    from gpuarr.elementwise import ElementwiseKernel
+    slow = ElementwiseKernel(
+        "double *x, long long cycles",
+        "long long t0 = clock64(); while (clock64() - t0 < cycles) { } "
+        "x[i] = (double)i", name="slow_arange")
+    d = gpuarr.zeros(10, np.float64)
+    slow(d, np.int64(2 * 10 ** 7))
     with torch.cuda.stream(s):
         t = torch.from_dlpack(d)  # torch passes its stream; we synchronize
         np.testing.assert_array_equal((t + 1).cpu().numpy(), np.arange(10.0) + 1)

@@ -200,3 +200,67 @@ def test_user_kernel_compiles():
                              loop_prep="int q = TWO;", after_loop="(void)q;")
     COMPILE(k.get_source())
     COMPILE(k.get_source(dense=True))
+
+
+_DIGEST_CHILD = r"""
+import hashlib
+import numpy as np
+from _util import FakeArray
+from gpuarr import reduction as R, scan, random as grandom
+from test_kernels_render import _all_op_specs
+
+h = hashlib.sha256()
+for sp in _all_op_specs()[0]:                 # elementwise: every op, dtype
+    h.update(sp.source().encode())
+for op, dt, shp, axes, ct, out, nin in [       # reductions: each path
+        ("sum", "f4", (4099,), (0,), "f4", "f4", 1),
+        ("sum", "f2", (1000, 37), (0,), "f2", "f2", 1),
+        ("max", "f8", (1000, 37), (1,), "f8", "f8", 1),
+        ("argmax", "i4", (1000, 37), (1,), "i4", "i8", 1),
+        ("var", "f4", (1000, 37), (1,), "f4", "f4", 1),
+        ("dot", "c8", (4099,), (0,), "c8", "c8", 2)]:
+    ins = [FakeArray(dt, shp) for _ in range(nin)]
+    kept = tuple(n for k, n in enumerate(shp) if k not in axes)
+    aux = np.dtype(ct) if op == "var" else None
+    h.update(R.reduce_spec(op, ins, FakeArray(out, kept), axes, np.dtype(ct),
+                           aux, 132).source().encode())
+for impl in ("v1", "v3"):                     # scans
+    for seg in (False, True):
+        h.update(scan.scan_source("lookback", np.float32, np.float32,
+                                  np.float32, "a + b", "0", seg=seg,
+                                  impl=impl).encode())
+    h.update(scan.scan_source("lookback", np.int32, np.int64, np.int64,
+                              "a + b", "0", exclusive=True,
+                              impl=impl).encode())
+h.update(scan.scan_source("columns", np.float16, np.float16, np.float16,
+                          "a + b", "0").encode())
+for dist, dt, aff, per in [("uniform", np.float32, False, 4),   # random
+                           ("normal", np.float64, True, 2),
+                           ("exponential", np.float32, True, 4),
+                           ("integers", np.int64, False, 2)]:
+    name, src, chars = grandom.kernel_spec(dist, np.dtype(dt), aff, per)
+    h.update((name + src + chars).encode())
+print(h.hexdigest())
+"""
+
+
+def test_rendering_does_not_depend_on_the_hash_seed():
+    """The deterministic-rendering tests render twice in one process, where
+    str hashes (set and dict-of-set orders) are the same both times; the
+    disk cache of compiled kernels needs the same source in every process.
+    Representative kernels of each template, rendered in two processes with
+    other PYTHONHASHSEEDs, must hash alike."""
+    import os
+    import subprocess
+    import sys
+    from _util import CHILD_CWD, child_env
+    here = os.path.dirname(os.path.abspath(__file__))
+    digests = []
+    for seed in ("1", "2"):
+        r = subprocess.run([sys.executable, "-c", _DIGEST_CHILD],
+                           capture_output=True, text=True, timeout=300,
+                           cwd=CHILD_CWD,
+                           env=child_env(PYTHONHASHSEED=seed, PYTHONPATH=here))
+        assert r.returncode == 0, r.stderr
+        digests.append(r.stdout.split()[-1])
+    assert len(digests[0]) == 64 and digests[0] == digests[1], digests

@@ -207,13 +207,16 @@ def test_grid_size_does_not_matter(context, monkeypatch):
     ref = _rng(21).standard_normal(n, dtype=np.float32).get()
     grandom.clear_cache()
     real = grandom._kernel
+    calls = []
 
     def tiny_grid(*args):
         fn, cap, mod = real(*args)
+        calls.append(args)
         return fn, 3, mod
     monkeypatch.setattr(grandom, "_kernel", tiny_grid)
     got = _rng(21).standard_normal(n, dtype=np.float32).get()
     grandom.clear_cache()
+    assert calls, "the 3-block grid was never used"
     assert (got == ref).all()
 
 
@@ -241,6 +244,10 @@ def test_out_poisoned_float(context, dtype, n):
         assert r is out
         h = out.get()
         assert np.isfinite(h).all(), method
+        # every element written with the generator's values: a second
+        # generator of the same seed gives them again, bit for bit
+        again = getattr(_rng(5), method)(size=n, dtype=dtype).get()
+        assert (h == again).all(), method
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint64])

@@ -1,17 +1,20 @@
 """GPU tests of the reductions against numpy.
 
 Fresh random data; float sums checked against a float64 (complex128)
-reference with a tolerance scaled by ``n * eps * sum|x|`` (the worst-case
-bound of any summation order, far above what the kernels' short chains
-give); min/max/arg*/any/all/count and integer sums exactly; ``out=`` written
-into poisoned arrays; every layout: contiguous, sliced, negative strides,
-transposed, 0-d, empty, size 1, odd sizes.
+reference with a tolerance per output from the error analysis of the
+kernels (``_bound``: eps times the additions an element goes through times
+the sum of |x| that output reduces; float16 in float32, plus two float16
+ulps for the one rounding), products, means and variances likewise;
+min/max/arg*/any/all/count and integer sums exactly (bools as bytes);
+``out=`` written into poisoned arrays; every layout: contiguous, sliced,
+negative strides, transposed, 0-d, empty, size 1, odd sizes.
 """
 import warnings
 
 import numpy as np
 import pytest
 
+import gpuarr.driver as drv
 from gpuarr import gpuarray as ga
 from gpuarr import reductions as R
 from gpuarr import linalg
@@ -57,13 +60,46 @@ def _eps(dt):
     return float(np.finfo(dt).eps)
 
 
-def _bound(x, dt):
-    """Tolerance of a sum of ``x`` computed in ``dt``'s precision."""
-    n = max(x.size, 1)
-    s = float(np.sum(np.abs(x.astype(np.complex128)))) if x.size else 0.0
-    e = _eps(dt)
-    # chains are short: use sqrt-ish scaling, capped by the strict bound
-    return 4 * e * (np.log2(n) + 64) * s + 4 * e
+def _acc_eps(dt):
+    """eps of the precision a result of dtype ``dt`` accumulates in:
+    float16 sums, means, products and variances run in float32 and are
+    rounded once to float16."""
+    return _eps(np.float32) if np.dtype(dt) == np.float16 else _eps(dt)
+
+
+def _ulps(exact, dt, k=2):
+    """``k`` ulps of ``dt`` (its parts' precision for complex) at ``|exact|``
+    (0 where that is not finite): the final rounding to ``dt`` is at most
+    half of one, so ``k=2`` is a factor 4 over it."""
+    dt = np.dtype(dt)
+    if dt.kind not in "fc":
+        return 0.0
+    real = np.dtype("f%d" % (dt.itemsize // 2)) if dt.kind == "c" else dt
+    with np.errstate(over="ignore", invalid="ignore"):
+        sp = np.spacing(np.abs(np.asarray(exact)).astype(real)).astype(np.float64)
+    return k * np.where(np.isfinite(sp), sp, 0.0)
+
+
+def _bound(x, dt, axis=None, keepdims=False, exact=None, mean=False):
+    """Tolerance, per output, of a sum of ``x`` over ``axis`` whose result
+    has dtype ``dt`` (``mean``: of the mean).
+
+    Every addition rounds with a relative error of at most u = eps/2 of its
+    result, so an output's error is at most u D sum(|x|) over the elements
+    it reduces (to first order), D being the most additions an element goes
+    through: at most the L elements an output reduces, and for the kernels'
+    trees and short per-thread chains (docs/reductions.md) under
+    log2(L) + 64.  4 eps D sum(|x|) is a factor 8 over that; float16
+    accumulates in float32 (eps of float32) and the result is rounded once:
+    two ulps of the exact result on top (``exact`` given).
+    """
+    s = np.sum(np.abs(x.astype(np.complex128)), axis=axis, keepdims=keepdims)
+    L = x.size // np.size(s) if np.size(s) else 0
+    depth = min(L, np.log2(max(L, 1)) + 64)
+    tol = 4 * _acc_eps(dt) * depth * (s / max(L, 1) if mean else s)
+    if exact is not None:
+        tol = tol + _ulps(exact, dt)
+    return tol
 
 
 def check_close(got, want, atol=0.0, rtol=0.0):
@@ -71,26 +107,48 @@ def check_close(got, want, atol=0.0, rtol=0.0):
     want = np.asarray(want)
     assert got.shape == want.shape, (got.shape, want.shape)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    if want.dtype.kind in "biu" or (atol == 0 and rtol == 0):
+    if want.dtype.kind == "b":
+        # as bytes: a garbage byte (the 0x5A poison) would read as True
+        np.testing.assert_array_equal(got.view(np.uint8),
+                                      want.astype(np.uint8))
+    elif want.dtype.kind in "iu" or (np.all(np.equal(atol, 0))
+                                     and np.all(np.equal(rtol, 0))):
         np.testing.assert_array_equal(got, want)
     elif want.dtype.kind == "c":
         # parts separately: numpy compares a complex with an infinite part
         # exactly (inf-16.673424j != inf-16.673443j), whatever the tolerance
         for part in (np.real, np.imag):
-            np.testing.assert_allclose(part(got).astype(np.float64),
-                                       part(want).astype(np.float64),
-                                       atol=atol, rtol=rtol, equal_nan=True)
+            _assert_within(part(got), part(want), atol, rtol)
     else:
-        np.testing.assert_allclose(got.astype(np.float64),
-                                   want.astype(np.float64),
-                                   atol=atol, rtol=rtol, equal_nan=True)
+        _assert_within(got, want, atol, rtol)
+
+
+def _assert_within(got, want, atol, rtol):
+    """``|got - want| <= atol + rtol |want|`` elementwise (``atol`` may be
+    an array, one tolerance per output), equal infinities and NaNs
+    accepted; numpy's assert_allclose with equal_nan."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    tol = np.broadcast_to(atol + rtol * np.abs(want), want.shape)
+    with np.errstate(invalid="ignore"):
+        ok = ((np.isfinite(want) & (np.abs(got - want) <= tol))
+              | (got == want) | (np.isnan(got) & np.isnan(want)))
+    if not np.all(ok):
+        bad = np.flatnonzero(~ok)
+        raise AssertionError(
+            "%d of %d outside the tolerance; first: got %r, want %r, tol %r"
+            % (bad.size, ok.size, got.ravel()[bad[:5]], want.ravel()[bad[:5]],
+               tol.ravel()[bad[:5]]))
 
 
 def poisoned(shape, dtype):
     d = ga.empty(shape, dtype)
-    h = np.full(shape, 123, dtype) if np.dtype(dtype).kind != "b" else \
-        np.ones(shape, bool)
-    d.set(h)
+    if np.dtype(dtype).kind == "b":
+        # 0x5A bytes: neither False (0) nor True (1), so unwritten bools show
+        if d.nbytes:
+            drv.memset_d8(d.ptr, 0x5A, d.nbytes)
+    elif d.size:
+        d.set(np.full(shape, 123, dtype))
     return d
 
 
@@ -136,7 +194,8 @@ def test_sum_2d(dtype, axis):
         exact, dt = _ref_sum(hv, axis)
         got = R.sum(dv, axis=axis)
         assert got.dtype == dt, name
-        check_close(got.get(), exact.astype(dt), atol=_bound(hv, dt) + 1e-30)
+        check_close(got.get(), exact.astype(dt),
+                    atol=_bound(hv, dt, axis, exact=exact) + 1e-30)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.complex64,
@@ -148,12 +207,13 @@ def test_sum_3d_keepdims(dtype, axis, keepdims):
     d = ga.to_gpu(h)
     exact, dt = _ref_sum(h, axis, keepdims=keepdims)
     got = R.sum(d, axis=axis, keepdims=keepdims)
-    check_close(got.get(), exact.astype(dt), atol=_bound(h, dt))
+    check_close(got.get(), exact.astype(dt),
+                atol=_bound(h, dt, axis, keepdims, exact))
     hv = h.transpose(2, 0, 1)[::-1]
     dv = d.transpose(2, 0, 1)[::-1]
     exact, dt = _ref_sum(hv, axis, keepdims=keepdims)
     check_close(R.sum(dv, axis=axis, keepdims=keepdims).get(),
-                exact.astype(dt), atol=_bound(h, dt))
+                exact.astype(dt), atol=_bound(hv, dt, axis, keepdims, exact))
 
 
 @pytest.mark.parametrize("dtype", ALL, ids=str)
@@ -164,12 +224,14 @@ def test_sum_1d_sizes(dtype, n):
     exact, dt = _ref_sum(h, None)
     got = R.sum(d)
     assert got.shape == ()
-    check_close(got.get(), exact.astype(dt), atol=_bound(h, dt))
+    check_close(got.get(), exact.astype(dt), atol=_bound(h, dt, exact=exact))
     # unaligned start and negative stride
     exact, dt = _ref_sum(h[1:], None)
-    check_close(R.sum(d[1:]).get(), exact.astype(dt), atol=_bound(h, dt))
+    check_close(R.sum(d[1:]).get(), exact.astype(dt),
+                atol=_bound(h[1:], dt, exact=exact))
     exact, dt = _ref_sum(h[::-3], None)
-    check_close(R.sum(d[::-3]).get(), exact.astype(dt), atol=_bound(h, dt))
+    check_close(R.sum(d[::-3]).get(), exact.astype(dt),
+                atol=_bound(h[::-3], dt, exact=exact))
 
 
 def test_sum_float16_accumulates_in_float32():
@@ -188,17 +250,40 @@ def test_sum_float32_accuracy_large():
     assert abs(got - exact) <= 200 * np.finfo(np.float32).eps * exact
 
 
+def _factors(shape, dtype):
+    """Random factors of magnitude exp(+-U(0.05, 0.3)): products stay near
+    1 (far above any absolute tolerance) and every factor is at least 5 %
+    off 1 (a dropped or repeated one shows); random signs (complex: random
+    phases)."""
+    mag = np.exp(_rng.choice([-1.0, 1.0], shape)
+                 * _rng.uniform(0.05, 0.3, shape))
+    if np.dtype(dtype).kind == "c":
+        return (mag * np.exp(1j * _rng.uniform(-np.pi, np.pi, shape))
+                ).astype(dtype)
+    return (mag * _rng.choice([-1.0, 1.0], shape)).astype(dtype)
+
+
 @pytest.mark.parametrize("dtype", ALL, ids=str)
 @pytest.mark.parametrize("axis", [None, 0, 1], ids=str)
 def test_prod(dtype, axis):
-    h = rand((6, 9), dtype, -1, 1) if np.dtype(dtype).kind in "fc" else \
+    h = _factors((6, 9), dtype) if np.dtype(dtype).kind in "fc" else \
         rand((6, 9), dtype, 1, 1)
     if np.dtype(dtype).kind in "iu":
         h = (h % 3 + 1).astype(dtype)
     exact, dt = _ref_sum(h, axis, np.prod)
     got = R.prod(ga.to_gpu(h), axis=axis)
-    check_close(got.get(), exact.astype(dt), atol=100 * _eps(dt) + 0.0,
-                rtol=100 * _eps(dt))
+    # k factors: k - 1 roundings of relative size <= u = eps/2 whatever the
+    # association (a complex product: < 3 u normwise); float16 multiplies in
+    # float32 and rounds once.  A factor 8 over that, no absolute part;
+    # integers and bool exactly.
+    k = h.size // max(exact.size, 1)
+    c = 3 if dt.kind == "c" else 1
+    rel = 4 * c * (k + 2) * _acc_eps(dt) + (
+        2 * _eps(dt) if dt == np.float16 else 0)
+    if dt.kind == "c":
+        check_close(got.get(), exact.astype(dt), atol=rel * np.abs(exact))
+    else:
+        check_close(got.get(), exact.astype(dt), rtol=rel)
 
 
 def test_prod_integer_wraps_like_numpy():
@@ -216,8 +301,8 @@ def test_mean(dtype, axis):
         exact, dt = _ref_sum(hv, axis, np.mean)
         got = R.mean(dv, axis=axis)
         assert got.dtype == dt
-        tol = 4 * _eps(dt) * (np.log2(h.size) + 64) * float(
-            np.max(np.abs(h.astype(np.complex128)))) + 2 * _eps(dt)
+        # the sum's bound over the count, plus the one rounding to dt
+        tol = _bound(hv, dt, axis, exact=exact, mean=True)
         check_close(got.get(), exact.astype(dt), atol=tol)
 
 
@@ -231,12 +316,25 @@ def test_var_std(dtype, axis, ddof):
         exact, dt = _ref_sum(h, axis, fn, ddof=ddof)
         got = ours(d, axis=axis, ddof=ddof)
         assert got.dtype == dt
-        check_close(got.get(), exact.astype(dt), atol=64 * _eps(dt) * 16,
-                    rtol=64 * _eps(dt))
+        atol, rtol = _var_tol(exact, dt, h.size // max(exact.size, 1))
+        check_close(got.get(), exact.astype(dt), atol=atol, rtol=rtol)
         got = ours(d.T[::-1], axis=axis, ddof=ddof)
         exact, dt = _ref_sum(h.T[::-1], axis, fn, ddof=ddof)
-        check_close(got.get(), exact.astype(dt), atol=64 * _eps(dt) * 16,
-                    rtol=64 * _eps(dt))
+        atol, rtol = _var_tol(exact, dt, h.size // max(exact.size, 1))
+        check_close(got.get(), exact.astype(dt), atol=atol, rtol=rtol)
+
+
+def _var_tol(exact, dt, L):
+    """(atol, rtol) of a variance or standard deviation of ``L`` elements
+    per output with result dtype ``dt``.  float16 is computed in float32
+    and rounded once: the terms (x - mean)**2 are >= 0, so the float32 sum
+    is within u (log2(L) + 64 + 3) relative of the exact (two roundings per
+    term, and the kernels' additions as for a sum), which 4 eps (log2(L) +
+    72) covers with a factor 8; then two float16 ulps of the result for
+    its rounding.  Other dtypes: the suite's former tolerance."""
+    if np.dtype(dt) == np.float16:
+        return _ulps(exact, dt), 4 * _acc_eps(dt) * (np.log2(L) + 72)
+    return 64 * _eps(dt) * 16, 64 * _eps(dt)
 
 
 def test_var_ddof_too_large_like_numpy():
@@ -298,7 +396,7 @@ def test_nan_placement(dtype, where, n):
             check_close(ours(d).get(), np.asarray(fn(h)))
         exact, dt = _ref_sum(h, None, np.nansum)
         check_close(R.nansum(d).get(), exact.astype(dt),
-                    atol=_bound(np.nan_to_num(h), dt))
+                    atol=_bound(np.nan_to_num(h), dt, exact=exact))
         assert np.isnan(complex(R.sum(d)))
 
 
@@ -406,7 +504,10 @@ def test_zero_d(dtype):
         if name == "count_nonzero":
             want = want.astype(np.int64)
         check_close(got.get(), want, atol=1e-6, rtol=1e-6)
-        got = getattr(R, name)(d, axis=0)      # numpy's legacy for 0-d
+        # numpy's legacy for 0-d: axis 0 reduces nothing, the same value
+        # (numpy's mean refuses it; gpuarr's takes it like the others)
+        got = getattr(R, name)(d, axis=0)
+        check_close(got.get(), want, atol=1e-6, rtol=1e-6)
 
 
 @pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 5), 0),
@@ -423,6 +524,15 @@ def test_empty(shape, axis):
         warnings.simplefilter("ignore")
         check_close(R.mean(d, axis=axis).get(),
                     np.asarray(np.mean(h, axis=axis)))
+    # the identities (NaN for mean) written into poisoned outputs
+    for fn, ours in ((np.sum, R.sum), (np.prod, R.prod), (np.any, R.any),
+                     (np.all, R.all), (np.mean, R.mean)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.asarray(fn(h, axis=axis))
+            out = poisoned(want.shape, want.dtype)
+            assert ours(d, axis=axis, out=out) is out
+        check_close(out.get(), want)
     for fn, ours in ((np.max, R.max), (np.argmax, R.argmax),
                      (np.min, R.min), (np.argmin, R.argmin)):
         if fn in (np.argmax, np.argmin) and isinstance(axis, tuple):
@@ -452,6 +562,9 @@ def test_mean_of_empty_is_nan_with_warning():
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_out_poisoned(fname, keepdims):
     h = rand((20, 30), np.float32)
+    if fname in ("any", "all"):
+        h[3] = 0          # rows where any is False, and where all is
+        h[5, 7] = 0
     d = ga.to_gpu(h)
     want = np.asarray(getattr(np, fname)(h, axis=1, keepdims=keepdims))
     out = poisoned(want.shape, want.dtype)
@@ -468,8 +581,10 @@ def test_out_poisoned(fname, keepdims):
         want = np.asarray(getattr(np, fname)(h, axis=1))
         getattr(R, fname)(d, axis=1, out=big[::2])
         check_close(big.get()[::2], want, atol=1e-4, rtol=1e-5)
-        np.testing.assert_array_equal(big.get()[1::2],
-                                      np.asarray(poisoned((20,), want.dtype).get()))
+        # the elements between untouched, to the byte
+        np.testing.assert_array_equal(
+            np.ascontiguousarray(big.get()[1::2]).view(np.uint8),
+            poisoned((20,), want.dtype).get().view(np.uint8))
 
 
 def test_out_casts_to_its_dtype():
@@ -515,7 +630,7 @@ def test_dot_vectors(d1, d2):
     assert got.shape == () and got.dtype == dt
     if dt.kind in "fc":
         exact = np.dot(x.astype(np.complex128), y.astype(np.complex128))
-        bound = _bound(x.astype(np.complex128) * y, dt)
+        bound = _bound(x.astype(np.complex128) * y, dt, exact=exact)
         check_close(got.get(), np.asarray(exact).astype(dt), atol=bound)
     else:
         check_close(got.get(), np.asarray(want))
@@ -527,8 +642,14 @@ def test_dot_vectors(d1, d2):
     got = R.dot(xd[::-2][:m], yd[1::2][:m])
     assert got.dtype == np.asarray(want).dtype
     if dt.kind in "fc":
-        check_close(got.get(), np.asarray(want), atol=_bound(
-            x.astype(np.complex128) * y, dt))
+        # against the exact dot, not numpy's (whose float16 dot has float32
+        # rounding errors of its own)
+        xs = x[::-2][:m].astype(np.complex128)
+        ys = y[1::2][:m].astype(np.complex128)
+        exact = np.dot(xs, ys)
+        exact = exact if dt.kind == "c" else exact.real
+        check_close(got.get(), np.asarray(exact).astype(dt),
+                    atol=_bound(xs * ys, dt, exact=exact))
     else:
         check_close(got.get(), np.asarray(want))
 

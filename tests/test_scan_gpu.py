@@ -72,8 +72,44 @@ def eps(dt):
     return float(np.finfo(dt).eps)
 
 
+# the fewest elements of a look-back tile in any layout (complex128, v1:
+# scan.tile_size); every layout's tile boundaries are multiples of it
+_MIN_TILE = 1024
+
+
+def _exact_cumsum(h, axis):
+    """Prefix sums of float64/complex128 ``h`` along ``axis`` as ``(s, r)``:
+    numpy's cumsum ``s`` and its rounding error ``r``, each addition's error
+    found exactly (TwoSum) and accumulated: ``s + r`` is exact to about
+    eps**2 (a plain float64 cumsum can be off by as much as the tolerance
+    of a float64 scan)."""
+    s = np.cumsum(h, axis=axis)
+    a = np.zeros_like(s)
+    tail = [slice(None)] * s.ndim
+    head = [slice(None)] * s.ndim
+    tail[axis], head[axis] = slice(1, None), slice(None, -1)
+    a[tuple(tail)] = s[tuple(head)]
+    t = a + h
+    b = t - a
+    return s, np.cumsum((a - (t - b)) + (h - b) + (t - s), axis=axis)
+
+
 def check_sum(got, host, axis=None, res_dt=None):
-    """Compare a cumsum with the float64/complex128/exact reference."""
+    """Compare a cumsum with the exact reference.
+
+    Floats: each addition rounds with a relative error of at most u = eps/2
+    of its result, so element i is off by at most u times the sum of |result|
+    over the additions it depends on (to first order).  Those are sums of
+    parts of the row that do not start at its beginning (in a thread, a
+    warp, a block, a look-back window), each at most mag_i = sum(|x|) up to
+    i, an element taking part in at most D = 64 + log2(n) + i / (128 T) of
+    them (T = _MIN_TILE); and the prefixes from the row start that the tile
+    chain adds, at most 2 (i / T + 2) of them, each at most M_i, the
+    largest |prefix| so far (a column scan walks down the axis: i of them).
+    The tolerance is 2 eps (D mag_i + chain M_i), a factor 4 over that,
+    plus two ulps of the result dtype for its final rounding (float16: a
+    float32 sum rounded once to float16).
+    """
     res_dt = np.dtype(res_dt or got.dtype)
     assert got.dtype == res_dt
     if res_dt.kind in "biu":
@@ -81,18 +117,28 @@ def check_sum(got, host, axis=None, res_dt=None):
         np.testing.assert_array_equal(got, ref)
         return
     wide = np.complex128 if res_dt.kind == "c" else np.float64
-    ref = np.cumsum(host.astype(wide), axis=axis)
-    mag = np.cumsum(np.abs(host.astype(wide)), axis=axis)
-    n = host.size if axis is None else host.shape[axis]
-    e = eps(res_dt)
-    if res_dt == np.float16:
-        e = eps(np.float32)
-        # a float32 sum rounded once to float16
-        tol = n * e * mag + np.abs(ref) * eps(np.float16) + 1e-30
+    h = host.astype(wide)
+    if axis is None:
+        h, got, ax = h.ravel(), got.ravel(), 0
     else:
-        tol = 2 * n * e * mag + 1e-30
-    assert np.all(np.abs(got.astype(wide) - ref) <= tol), (
-        np.max(np.abs(got.astype(wide) - ref) - tol))
+        ax = axis % h.ndim
+    s, r = _exact_cumsum(h, ax)
+    mag = np.cumsum(np.abs(h), axis=ax)
+    big = np.maximum.accumulate(np.abs(s), axis=ax)
+    n = h.shape[ax]
+    i = np.arange(1, n + 1, dtype=np.float64).reshape(
+        [n if k == ax else 1 for k in range(h.ndim)])
+    column = axis is not None and ax != h.ndim - 1
+    chain = i if column else 2 * (i / _MIN_TILE + 2)
+    depth = 64 + np.log2(max(n, 2)) + i / (128 * _MIN_TILE)
+    e = eps(np.float32) if res_dt == np.float16 else eps(res_dt)
+    real = np.dtype("f%d" % (res_dt.itemsize // 2)) if res_dt.kind == "c" \
+        else res_dt
+    with np.errstate(over="ignore", invalid="ignore"):
+        ulp = np.spacing(np.abs(s).astype(real)).astype(np.float64)
+    tol = 2 * e * (depth * mag + chain * big) + 2 * ulp + 1e-30
+    err = np.abs((got.astype(wide) - s) - r)
+    assert np.all(err <= tol), np.max(err / tol)
 
 
 # ---------------------------------------------------------------------------
@@ -153,8 +199,9 @@ def test_exclusive_vs_inclusive(n, dt):
         np.testing.assert_array_equal(inc, np.cumsum(h, dtype=dt))
     else:
         check_sum(inc, h)
-        np.testing.assert_allclose(exc[1:], inc[:-1], rtol=0,
-                                   atol=4 * n * eps(dt) * np.abs(h).sum())
+        # exc[i] is the sum of h[:i], by the same additions: the inclusive
+        # bound for h[:-1] (a shift by one is off by |h[i]| there)
+        check_sum(exc[1:], h[:-1])
 
 
 @pytest.mark.parametrize("n", [1, 33, 4097, 10 ** 6 + 1])
@@ -370,6 +417,26 @@ def test_cumsum_every_dtype(dt, n):
     check_sum(r.get(), h, res_dt=ref_dt)
 
 
+def walk_factors(n, dt):
+    """``n`` factors exp(+-U(0.01, 0.05)) (complex: times exp(i U(-0.05,
+    0.05))), each at least 1 % off 1 so that a dropped or repeated factor
+    shows; the signs of their logarithms keep every partial product within
+    exp(+-1.05) (no float16 overflow or underflow, whatever the draw)."""
+    step = RNG.uniform(0.01, 0.05, n)
+    flip = RNG.random(n) < 0.5
+    logs = np.empty(n)
+    total = 0.0
+    for k in range(n):
+        sign = -1.0 if total > 1 else 1.0 if total < -1 else \
+            (-1.0 if flip[k] else 1.0)
+        logs[k] = sign * step[k]
+        total += logs[k]
+    f = np.exp(logs)
+    if np.dtype(dt).kind == "c":
+        f = f * np.exp(1j * RNG.uniform(-0.05, 0.05, n))
+    return f.astype(dt)
+
+
 @pytest.mark.parametrize("dt", ALL)
 def test_cumprod_every_dtype(dt):
     n = 5001
@@ -379,7 +446,7 @@ def test_cumprod_every_dtype(dt):
             h = np.where(rand(n, np.bool_), h, -h).astype(dt)
         h[::97] = 1 if np.dtype(dt).kind != "b" else True
     else:
-        h = (1 + rand(n, dt, -1, 1) * 1e-3).astype(dt)
+        h = walk_factors(n, dt)
     r = cumprod(ga.to_gpu(h)).get()
     with np.errstate(over="ignore"):
         ref = np.cumprod(h)
@@ -387,11 +454,18 @@ def test_cumprod_every_dtype(dt):
     if ref.dtype.kind in "biu":
         np.testing.assert_array_equal(r, ref)
     else:
-        wide = np.complex128 if ref.dtype.kind == "c" else np.float64
+        # element k is a product of k + 1 factors: k roundings of relative
+        # size <= u = eps/2 in any association (complex: < 3 u normwise);
+        # float16 multiplies in float32 and rounds each result once.  A
+        # factor 4 over that; the reference in extended precision.
+        wide = np.clongdouble if ref.dtype.kind == "c" else np.longdouble
         ref = np.cumprod(h.astype(wide))
+        c = 3 if ref.dtype.kind == "c" else 1
         e = eps(np.float32) if dt == np.float16 else eps(dt)
-        np.testing.assert_allclose(r, ref, rtol=4 * n * e + (
-            eps(np.float16) if dt == np.float16 else 0))
+        k = np.arange(1, n + 1)
+        rtol = 2 * c * k * e + (2 * eps(np.float16) if dt == np.float16 else 0)
+        err = np.abs(r.astype(wide) - ref)
+        assert np.all(err <= rtol * np.abs(ref)), np.max(err / np.abs(ref) / rtol)
 
 
 def test_cumsum_int_wraps_like_numpy():
@@ -489,8 +563,10 @@ def test_bool_and_small_ints_widen():
     r = cumsum(ga.to_gpu(h))
     assert r.dtype == np.uint64
     np.testing.assert_array_equal(r.get(), np.cumsum(h))
-    r = cumprod(ga.to_gpu(rand((300, 7), np.bool_)), axis=1)
+    hb = rand((300, 7), np.bool_)
+    r = cumprod(ga.to_gpu(hb), axis=1)
     assert r.dtype == np.int64
+    np.testing.assert_array_equal(r.get(), np.cumprod(hb, axis=1))
 
 
 def test_float16_accumulates_in_float32():
@@ -526,3 +602,17 @@ def test_stream_argument():
     check_sum(r0.get(), h, axis=0)
     check_sum(r1.get(), h, axis=1)
     assert r2.shape == (h.size,)
+    # the products of U(-3, 4) overflow within a few hundred elements:
+    # k roundings of relative size <= u before (a factor 4 over that),
+    # infinities of the right sign after
+    got = r2.get()
+    with np.errstate(over="ignore"):
+        ref = np.cumprod(h.ravel().astype(np.float64))  # overflows later
+    k = np.arange(1, h.size + 1)
+    fin = (np.abs(ref) > 1e-30) & (np.abs(ref) < 1e30)
+    assert fin.sum() > 10
+    assert np.all(np.abs(got[fin] - ref[fin])
+                  <= 2 * k[fin] * eps(np.float32) * np.abs(ref[fin]))
+    big = np.abs(ref) > 1e39
+    assert big.sum() > h.size // 2
+    assert np.all(got[big] == np.sign(ref[big]) * np.inf)
