@@ -30,7 +30,6 @@ def run():
     from gpuarr import random as grandom
 
     g = grandom.default_rng(0)
-    impl_env = os.environ.get("GPUARR_RANDOM_IMPL")
     cp = try_import("cupy")
     torch = try_import("torch")
     if torch is not None and not torch.cuda.is_available():
@@ -67,16 +66,13 @@ def run():
                                                        int(np.log2(n))),
                     "GB/s", ours, others, nbytes=nbytes, better="higher")
             if method == "standard_normal":
-                os.environ["GPUARR_RANDOM_IMPL"] = "v1"
+                old, grandom.IMPL = grandom.IMPL, "grid-stride"
                 try:
                     v1 = _gbs(nbytes, event_median_ms(
                         lambda: f(dtype=dtype, out=out), gpuarr_events()))
                 finally:
-                    if impl_env is None:
-                        del os.environ["GPUARR_RANDOM_IMPL"]
-                    else:
-                        os.environ["GPUARR_RANDOM_IMPL"] = impl_env
-                add_row("random: %s %s 2**%d into out= (v1 kernel)"
+                    grandom.IMPL = old
+                add_row("random: %s %s 2**%d into out= (grid-stride kernel)"
                         % (method, label, int(np.log2(n))),
                         "GB/s", v1, {}, nbytes=nbytes, better="higher")
         del out

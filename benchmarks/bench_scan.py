@@ -4,7 +4,7 @@ look-back) and axis scans of an 8192 x 8192 float32 matrix, beside
 bytes written (higher is better); the copy ceiling on an H200 is about
 4.2 TB/s.  The look-back cases run with every kernel: the first row of a
 case with the default (``gpuarr.scan.IMPL``, named in the label), the
-row marked "v1" or "v3" with the other."""
+row marked "block-per-tile" or "pipelined" with the other."""
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
@@ -29,7 +29,7 @@ def _with_impl(impl, fn):
 def _impls():
     """The default kernel first, then the others."""
     from gpuarr import scan
-    return [scan.IMPL] + [i for i in ("v1", "v3") if i != scan.IMPL]
+    return [scan.IMPL] + [i for i in ("block-per-tile", "pipelined") if i != scan.IMPL]
 
 
 def _case(label, host, axis, others_fn, impls=None):
@@ -93,7 +93,7 @@ def run():
     mat = flat.reshape(8192, 8192)
     _case("cumsum f32 8192x8192 axis=1 (rows)", mat, 1, _others)
     _case("cumsum f32 8192x8192 axis=0 (columns)", mat, 0, _others,
-          impls=("v1",))
+          impls=("block-per-tile",))
     ints = rng.integers(0, 4, 2 ** 26).astype(np.int32)
     import gpuarr.gpuarray as ga
     from gpuarr.cumulative import cumsum

@@ -27,8 +27,9 @@ Settings
     loader. Tests point it at a fake driver.
 ``GPUARR_POOL``
     The device memory pool each context gets: ``async`` (stream-ordered
-    ``cuMemAllocAsync`` pools, the default where the device has them) or
-    ``binned`` (PyCUDA's ``DeviceMemoryPool``).
+    ``cuMemAllocAsync`` pools; an error where the device has none),
+    ``binned`` (PyCUDA's ``DeviceMemoryPool``) or ``auto`` (the default:
+    ``async`` where the device has pools, else ``binned``).
 ``GPUARR_SCAN``
     The look-back scan kernel: ``pipelined`` (persistent blocks whose warps
     pipeline TMA loads, look-back and stores; the default, used on sm_90
@@ -55,7 +56,7 @@ _FALSE = frozenset(["0", "false", "no", "off", "disable", "disabled"])
 _COMPILERS = frozenset(["nvrtc", "nvcc"])
 #: the choices of each implementation setting: variable -> (default, others)
 CHOICES = {
-    "GPUARR_POOL": ("async", ("binned",)),
+    "GPUARR_POOL": ("auto", ("async", "binned")),
     "GPUARR_SCAN": ("pipelined", ("block-per-tile",)),
     "GPUARR_RANDOM": ("warp-chunks", ("grid-stride",)),
 }
@@ -91,7 +92,7 @@ class Settings:
                  "pool", "scan", "random", "cuda_device", "libcuda_path")
 
     def __init__(self, cache_dir, cache_enabled, compiler, nvrtc_path,
-                 pool="async", scan="pipelined", random="warp-chunks",
+                 pool="auto", scan="pipelined", random="warp-chunks",
                  cuda_device="0", libcuda_path=None):
         self.cache_dir = cache_dir
         self.cache_enabled = cache_enabled

@@ -37,11 +37,10 @@ Differences from numpy
 """
 
 import operator
-import os
 
 import numpy as np
 
-from . import _creation, _percontext
+from . import _config, _creation, _percontext
 from . import _philox
 from ._enums import device_attribute
 from ._kernelspec import compile_function
@@ -177,20 +176,30 @@ class Philox:
 #: The current context's kernels: (dist, dtype char, affine, per, impl) ->
 #: (function, grid cap, module).
 _kernels = _percontext.state(lambda ctx: {})
-_IMPLS = ("v1", "v2")
+_IMPLS = ("grid-stride", "warp-chunks")
+
+
+#: The kernel used by default: ``"warp-chunks"`` (each warp takes chunks of
+#: 64 whole Philox blocks, two per lane, with no bounds checks) or
+#: ``"grid-stride"`` (one block per thread per step, bounds checked each
+#: step; called v2 and v1 in ``docs/random.md``'s history).  Both give the
+#: same numbers.  Set by ``GPUARR_RANDOM`` (read by :mod:`gpuarr._config`),
+#: or assign ``gpuarr.random.IMPL`` at run time.
+IMPL = _config.settings.random
 
 
 def kernel_impl():
-    """The kernel generation in use: ``GPUARR_RANDOM_IMPL`` (``v1`` or
-    ``v2``), default ``v2``.
+    """The kernel in use: :data:`IMPL`, checked.
 
-    Both give the same numbers; ``v1`` is the previous kernel (one block per
-    thread per step, bounds checked each step), kept as a fallback.
+    Raises
+    ------
+    ValueError
+        When it is neither ``"warp-chunks"`` nor ``"grid-stride"`` (a bad
+        ``GPUARR_RANDOM``).
     """
-    impl = os.environ.get("GPUARR_RANDOM_IMPL") or "v2"
-    if impl not in _IMPLS:
-        raise ValueError("GPUARR_RANDOM_IMPL must be v1 or v2, not %r" % impl)
-    return impl
+    if IMPL not in _IMPLS:
+        _config.choice("GPUARR_RANDOM", IMPL)
+    return IMPL
 
 
 def kernel_spec(dist, dtype, affine, per, impl=None):
@@ -208,7 +217,7 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
         ``loc + scale * z``, ``scale * e``); integers ignore it.
     per : {4, 2}
         Values per Philox block.
-    impl : {"v1", "v2"}, optional
+    impl : {"grid-stride", "warp-chunks"}, optional
         Kernel generation; default :func:`kernel_impl`.
 
     Returns
@@ -264,11 +273,11 @@ def _launch(bitgen, dist, out, affine, per, a, b, thresh=0, stream=None):
     nblocks = -(-n // per)
     impl = kernel_impl()
     if nblocks >= 1 << 37:      # v2 counts a warp's steps in 32 bits
-        impl = "v1"
+        impl = "grid-stride"
     fn, cap, _ = _kernel(dist, out.dtype, affine, per, impl)
     offset = bitgen._reserve(nblocks)
     # v2: two Philox blocks per thread per step
-    grid = min(cap, -(-nblocks // (_BLOCK * (2 if impl == "v2" else 1))))
+    grid = min(cap, -(-nblocks // (_BLOCK * (2 if impl == "warp-chunks" else 1))))
     nvec = min(per, 16 // out.dtype.itemsize)
     vec = 1 if out.ptr % (nvec * out.dtype.itemsize) == 0 else 0
     fn.prepared_async_call((grid, 1), (_BLOCK, 1, 1), stream, out.ptr, n,

@@ -29,11 +29,10 @@ See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
 
 import collections
 import math
-import os
 
 import numpy as np
 
-from . import _dtypes, _percontext
+from . import _config, _dtypes, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, function_attribute
 from ._kernelargs import check_device_array, is_c_contiguous, is_identifier
@@ -52,40 +51,31 @@ _F4 = np.dtype(np.float32)
 _ACC_WORDS = 24      # accumulator registers per thread aimed at by layout()
 _LOOKBACK = 4        # descriptors per lane per look-back step (128 tiles);
                      # 2 for unpacked descriptors (more registers each)
-_IMPLS = ("v1", "v3")   # v2 (persistent, L2 prefetch) lost to both: removed
+_IMPLS = ("block-per-tile", "pipelined")   # a third (persistent, L2 prefetch) lost to both
 _V3_SMEM = 192 * 1024  # bytes of staged input a v3 block aims at
 _V3_BLOCK = 256       # v3's consumer threads
 _V3_WORDS = 48        # v3: accumulator words a consumer thread holds
 _V3_ROLE_WARPS = 5    # v3: a producer, two aggregator, two look-back warps
 
 
-def _env_impl():
-    v = os.environ.get("GPUARR_SCAN_IMPL", "v3").strip().lower() or "v3"
-    if v not in _IMPLS:
-        raise ValueError("GPUARR_SCAN_IMPL must be one of %s, not %r"
-                         % ("/".join(_IMPLS), v))
-    return v
-
-
-#: The look-back kernel used by default: ``"v3"`` (persistent blocks with
-#: warp roles and TMA staging; where the device is older than sm_90 or an
-#: array is not 16-byte aligned, v1 runs instead) or ``"v1"`` (a block per
-#: tile).  On the H200 v3 ran flat float32 scans at about 3100 GB/s against
-#: v1's 2250-2420, int32->int64 at 2700 against 1600, rows at 3250 against
-#: 2700 (NOTES.md, runs 26-28).
-#: Set by the environment variable ``GPUARR_SCAN_IMPL`` at import, or assign
-#: ``gpuarr.scan.IMPL`` at run time.
-try:
-    IMPL = _env_impl()
-except ValueError:
-    # a bad setting must not break ``import gpuarr``: it is refused (with
-    # the same message) when a scan kernel is first built
-    IMPL = os.environ.get("GPUARR_SCAN_IMPL")
+#: The look-back kernel used by default: ``"pipelined"`` (persistent
+#: blocks with warp roles and TMA staging; where the device is older than
+#: sm_90 or an array is not 16-byte aligned, the block-per-tile kernel runs
+#: instead) or ``"block-per-tile"``.  On the H200 the pipelined kernel ran
+#: flat float32 scans at about 3100 GB/s against 2250-2420, int32->int64 at
+#: 2700 against 1600, rows at 3250 against 2700 (NOTES.md, runs 26-28, where
+#: the two are called v3 and v1).  Set by ``GPUARR_SCAN`` (read by
+#: :mod:`gpuarr._config`), or assign ``gpuarr.scan.IMPL`` at run time; a bad
+#: setting is refused when a scan kernel is first built.
+IMPL = _config.settings.scan
 _MAX_BLOCKS = None  # tests: cap v3's grid (None: one block an SM)
 
 
 def _check_impl(impl):
-    impl = IMPL if impl is None else impl
+    if impl is None:
+        impl = IMPL
+        if impl not in _IMPLS:
+            _config.choice("GPUARR_SCAN", impl)
     if impl not in _IMPLS:
         raise ValueError("scan impl must be one of %s, not %r"
                          % ("/".join(_IMPLS), impl))
@@ -101,7 +91,7 @@ def _acc_dtype(loop_dtype):
     return _F4 if loop_dtype == _F2 else loop_dtype
 
 
-def layout(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
+def layout(in_dtype, out_dtype, loop_dtype=None, impl="block-per-tile"):
     """``(vec, rows)`` of the look-back kernel for these dtypes.
 
     Parameters
@@ -121,7 +111,7 @@ def layout(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
         (for accumulators up to 8 bytes; never fewer rows than 4, or than
         32 elements a lane), which keeps the kernel within 64 registers: 4
         blocks per SM and 24 KB (float32) per block in flight.
-        ``impl="v3"`` (one block an SM, registers to spare) aims at 48
+        ``impl="pipelined"`` (one block an SM, registers to spare) aims at 48
         accumulator words a thread instead (32 for complex128, which spills
         at 48), up to 16 rows: 12288 float32 elements a tile.
     """
@@ -131,7 +121,7 @@ def layout(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
         loop_dtype = i_dt if i_dt.itemsize >= o_dt.itemsize else o_dt
     acc_isz = _acc_dtype(np.dtype(loop_dtype)).itemsize
     vec = max(1, 16 // isz)
-    if impl == "v3":
+    if impl == "pipelined":
         words = vec * -(-acc_isz // 4)
         budget = _V3_WORDS if acc_isz < 16 else 32   # complex128 spills
         return vec, max(1, min(16, budget // words))
@@ -147,7 +137,7 @@ def _min_blocks(acc_dt):
     return 4 if acc_dt.itemsize <= 8 else 2
 
 
-def tile_size(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
+def tile_size(in_dtype, out_dtype, loop_dtype=None, impl="block-per-tile"):
     """Elements per tile (one block's share) of the look-back kernel."""
     vec, rows = layout(in_dtype, out_dtype, loop_dtype, impl)
     return _block(impl) * vec * rows
@@ -155,7 +145,7 @@ def tile_size(in_dtype, out_dtype, loop_dtype=None, impl="v1"):
 
 def _block(impl):
     """Threads of a block that share a tile (v3: its consumer warps)."""
-    return _V3_BLOCK if impl == "v3" else _BLOCK
+    return _V3_BLOCK if impl == "pipelined" else _BLOCK
 
 
 def v3_stages(in_dtype, out_dtype, loop_dtype=None):
@@ -168,7 +158,7 @@ def v3_stages(in_dtype, out_dtype, loop_dtype=None):
     warp could wait on a phase two ahead of the one completing, which a
     parity wait reads as already complete.
     """
-    tile_bytes = tile_size(in_dtype, out_dtype, loop_dtype, "v3") * \
+    tile_bytes = tile_size(in_dtype, out_dtype, loop_dtype, "pipelined") * \
         np.dtype(in_dtype).itemsize
     return max(2, min(8, _V3_SMEM // tile_bytes)) & ~1
 
@@ -228,7 +218,7 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
         Source placed before the kernel.
     name : str
         The kernel's name.
-    impl : {"v1", "v3"}, optional
+    impl : {"block-per-tile", "pipelined"}, optional
         The look-back kernel (default :data:`IMPL`).  ``v3`` takes one more
         argument, the tile count, and is launched with at most one block an
         SM (see :func:`run_scan`); it needs sm_90, a block of ``256 + 160``
@@ -250,7 +240,7 @@ def scan_source(kind, in_dtype, out_dtype, loop_dtype, scan_expr, neutral=None,
     if exclusive and neutral is None:
         raise ValueError("an exclusive scan needs a neutral element")
     impl = _check_impl(impl)
-    if impl == "v3":
+    if impl == "pipelined":
         aligned = True   # v3 runs only on 16-byte aligned arrays
     vec, rows = layout(in_dt, out_dt, loop_dt, impl)
     return render(
@@ -289,7 +279,7 @@ def clear_cache():
     _state.clear()
 
 
-def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
+def _kernel(kernels, key, kind, name, render_args, options, impl="block-per-tile",
             commutative=False):
     hit = kernels.get(key)
     if hit is not None:
@@ -297,13 +287,13 @@ def _kernel(kernels, key, kind, name, render_args, options, impl="v1",
     src = scan_source(kind, *render_args, name=name, impl=impl,
                       commutative=commutative)
     chars = ("PPqqqqqq" if kind != "lookback" else
-             "PPQQP" if impl == "v1" else "PPQQPI")
+             "PPQQP" if impl == "block-per-tile" else "PPQQPI")
     fn, mod = compile_function(src, name, chars, options)
-    if kind != "lookback" or impl == "v1":
+    if kind != "lookback" or impl == "block-per-tile":
         kernels[key] = (fn, mod, 0)
-    elif impl == "v3":
+    elif impl == "pipelined":
         in_dt, out_dt, loop_dt = render_args[:3]
-        smem = (tile_size(in_dt, out_dt, loop_dt, "v3") * in_dt.itemsize
+        smem = (tile_size(in_dt, out_dt, loop_dt, "pipelined") * in_dt.itemsize
                 * v3_stages(in_dt, out_dt, loop_dt))
         fn.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES,
                          smem)
@@ -390,7 +380,7 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     name : str
         Kernel name.
     stream : gpuarr.driver.Stream, optional
-    impl : {"v1", "v3"}, optional
+    impl : {"block-per-tile", "pipelined"}, optional
         The look-back kernel (default :data:`IMPL`): ``v1`` launches a
         block per tile, ``v3`` ``min(tiles, SMs)`` persistent blocks with the
         input staged by TMA (sm_90 and 16-byte aligned arrays; v1 runs
@@ -415,8 +405,8 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
             raise ValueError("row_len %d does not divide %d elements"
                              % (row_len, n))
     kernels, scratches = _state()
-    if impl == "v3" and not _v3_ok(kernels, in_ptr, out_ptr):
-        impl = "v1"
+    if impl == "pipelined" and not _v3_ok(kernels, in_ptr, out_ptr):
+        impl = "block-per-tile"
     # the layout of these dtypes, computed once (a repeated scan pays a
     # dictionary lookup, not the arithmetic of layout())
     lkey = ("layout", in_dtype, out_dtype, loop_dtype, impl)
@@ -437,7 +427,7 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     key = ("lookback", in_dt, out_dt, loop_dt, scan_expr, neutral,
            bool(exclusive), seg, aligned, preamble,
            tuple(options) if options else None, name, impl,
-           bool(commutative) and impl == "v3")
+           bool(commutative) and impl == "pipelined")
     ent = kernels.get(key)
     if ent is None:
         ent = _kernel(kernels, key, "lookback", name,
@@ -451,10 +441,10 @@ def run_scan(in_ptr, in_dtype, out_ptr, out_dtype, n, scan_expr, loop_dtype,
     else:
         nbytes = ((16 + 4 * ntiles + 15) & ~15) + 2 * ntiles * acc_isz
     buf = _scratch(scratches, stream, nbytes)
-    if impl == "v1":
+    if impl == "block-per-tile":
         fn.prepared_async_call((ntiles, 1, 1), (_BLOCK, 1, 1), stream,
                                in_ptr, out_ptr, n, row_len if seg else n, buf)
-    elif impl == "v3":
+    elif impl == "pipelined":
         grid = min(ntiles, ent[2])
         if _MAX_BLOCKS is not None:
             grid = max(1, min(grid, int(_MAX_BLOCKS)))

@@ -23,11 +23,10 @@ results per current context, on the mechanism of :mod:`gpuarr._percontext`.
 
 import functools
 import gc
-import os
 
 import numpy as np
 
-from . import _percontext
+from . import _config, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, mem_pool_attribute
 
@@ -397,10 +396,7 @@ class StreamOrderedMemoryPool:
 def _new_pool(ctx):
     """The pool a new context gets: stream-ordered where the device of
     ``ctx`` (a Context) has memory pools, unless ``GPUARR_POOL=binned``."""
-    choice = os.environ.get("GPUARR_POOL", "").strip().lower()
-    if choice not in ("", "async", "binned"):
-        raise ValueError("GPUARR_POOL must be 'async' or 'binned', not %r"
-                         % choice)
+    choice = _config.choice("GPUARR_POOL", _config.settings.pool)
     if choice != "binned":
         try:
             dev = ctx.get_device()

@@ -563,27 +563,26 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
     refused.  The pool binding and StreamOrderedMemoryPool still run on
     the fake's default pool (which frees asynchronous memory at once)."""
     check(fake_lib, """
-        import os
-        from gpuarr import tools
+        from gpuarr import _config, tools
         assert type(default_pool()) is tools.DeviceMemoryPool
-        os.environ["GPUARR_POOL"] = "binned"
+        _config.settings.pool = "binned"
         ctx = drv.Context.get_current()
         assert type(tools._new_pool(ctx)) is tools.DeviceMemoryPool
-        os.environ["GPUARR_POOL"] = "async"
+        _config.settings.pool = _config.read({"GPUARR_POOL": " Async "}).pool
         try:
             tools._new_pool(ctx)
         except drv.NotSupportedError as e:
             assert "no memory pools" in str(e)
         else:
             raise AssertionError("GPUARR_POOL=async accepted without pools")
-        os.environ["GPUARR_POOL"] = "fast"
+        _config.settings.pool = _config.read({"GPUARR_POOL": "fast"}).pool
         try:
             tools._new_pool(ctx)
         except ValueError as e:
             assert "GPUARR_POOL" in str(e)
         else:
             raise AssertionError("bad GPUARR_POOL accepted")
-        del os.environ["GPUARR_POOL"]
+        _config.settings.pool = "auto"
 
         A = drv.mem_pool_attribute
         mp = drv.Context.get_device().get_default_mem_pool()

@@ -866,10 +866,10 @@ def test_default_pool_is_stream_ordered():
     across synchronizations; blocks are ordered on the stream they came
     from, so a block freed while a kernel on that stream still writes it is
     not handed to a later allocation before the kernel is done."""
-    import os
+    from gpuarr import _config
     from gpuarr.tools import default_pool, StreamOrderedMemoryPool
     drv = gpuarr.driver
-    if os.environ.get("GPUARR_POOL", "").strip().lower() == "binned":
+    if _config.settings.pool == "binned":
         pytest.skip("GPUARR_POOL=binned asks for the binned pool")
     dev = drv.Context.get_device()
     assert dev.get_attribute(drv.device_attribute.MEMORY_POOLS_SUPPORTED)

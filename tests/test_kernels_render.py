@@ -224,7 +224,7 @@ for op, dt, shp, axes, ct, out, nin in [       # reductions: each path
     aux = np.dtype(ct) if op == "var" else None
     h.update(R.reduce_spec(op, ins, FakeArray(out, kept), axes, np.dtype(ct),
                            aux, 132).source().encode())
-for impl in ("v1", "v3"):                     # scans
+for impl in ("block-per-tile", "pipelined"):                     # scans
     for seg in (False, True):
         h.update(scan.scan_source("lookback", np.float32, np.float32,
                                   np.float32, "a + b", "0", seg=seg,

@@ -227,7 +227,7 @@ def test_no_kernel_of_a_detached_context_is_reused(fake_lib):
                     lambda: dot(m, m, axis=0),
                     lambda: scan(i),
                     lambda: S.run_scan(i.ptr, i.dtype, i.ptr, i.dtype, 5000,
-                                       "a+b", i.dtype, impl="v1"),
+                                       "a+b", i.dtype, impl="block-per-tile"),
                     lambda: S.run_column_scan(m.ptr, f4, m.ptr, f4, 1, 40, 25,
                                               (0, 25, 1), "a+b", f4),
                     lambda: rng.standard_normal(1000, dtype=np.float32)):

@@ -305,7 +305,7 @@ def test_render_deterministic_and_names_unique():
 
 
 @pytest.mark.skipif(not _compiler_available(), reason="no NVRTC or nvcc")
-@pytest.mark.parametrize("impl", ["v1", "v2"])
+@pytest.mark.parametrize("impl", ["grid-stride", "warp-chunks"])
 @pytest.mark.parametrize("dist, dtype, affine, per", _VARIANTS)
 def test_kernels_compile(dist, dtype, affine, per, impl):
     from gpuarr.compiler import compile
@@ -317,21 +317,24 @@ def test_kernels_compile(dist, dtype, affine, per, impl):
 
 
 def test_kernel_impl_selection(monkeypatch):
-    monkeypatch.delenv("GPUARR_RANDOM_IMPL", raising=False)
-    assert grandom.kernel_impl() == "v2"
+    from gpuarr import _config
+    assert _config.read({}).random == "warp-chunks"
+    assert _config.read({"GPUARR_RANDOM": "Grid-Stride"}).random == "grid-stride"
+    monkeypatch.setattr(grandom, "IMPL", "warp-chunks")
+    assert grandom.kernel_impl() == "warp-chunks"
     spec = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
     assert spec == grandom.kernel_spec("normal", np.dtype(np.float32), False,
-                                       4, "v2")
-    monkeypatch.setenv("GPUARR_RANDOM_IMPL", "v1")
-    assert grandom.kernel_impl() == "v1"
+                                       4, "warp-chunks")
+    monkeypatch.setattr(grandom, "IMPL", "grid-stride")
+    assert grandom.kernel_impl() == "grid-stride"
     v1 = grandom.kernel_spec("normal", np.dtype(np.float32), False, 4)
     assert v1 == grandom.kernel_spec("normal", np.dtype(np.float32), False,
-                                     4, "v1")
+                                     4, "grid-stride")
     # same name and parameters, different loop; v1 has no chunk loop
     assert v1[0] == spec[0] and v1[2] == spec[2] and v1[1] != spec[1]
     assert "nchunks" not in v1[1] and "nchunks" in spec[1]
-    monkeypatch.setenv("GPUARR_RANDOM_IMPL", "v3")
-    with pytest.raises(ValueError):
+    monkeypatch.setattr(grandom, "IMPL", "v3")
+    with pytest.raises(ValueError, match="GPUARR_RANDOM"):
         grandom.kernel_impl()
     with pytest.raises(ValueError):
         grandom.kernel_spec("normal", np.dtype(np.float32), False, 4, "v0")

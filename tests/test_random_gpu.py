@@ -11,11 +11,12 @@ FLOATS = [np.float32, np.float64]
 SIZES = [0, 1, 3, 4, 5, 7, 1001]
 
 
-@pytest.fixture(params=["v1", "v2"], autouse=True)
+@pytest.fixture(params=["grid-stride", "warp-chunks"], autouse=True)
 def impl(request, monkeypatch):
-    """Every test runs with both kernel generations (GPUARR_RANDOM_IMPL),
-    so a failure says which one is wrong."""
-    monkeypatch.setenv("GPUARR_RANDOM_IMPL", request.param)
+    """Every test runs with both kernels (gpuarr.random.IMPL, set by
+    GPUARR_RANDOM), so a failure says which one is wrong."""
+    from gpuarr import random as grandom
+    monkeypatch.setattr(grandom, "IMPL", request.param)
     return request.param
 
 
@@ -428,10 +429,11 @@ class TestAcrossGenerations:
     def test_v1_v2_identical(self, context, monkeypatch, method, dtype):
         # the two generations must give the same bits: a whole number of v2
         # chunks on a full grid, plus a tail of whole and partial blocks
+        from gpuarr import random as grandom
         n = 64 * 4 * 132 * 8 * 8 * 3 + 4 * 64 * 5 + 7
         outs = []
-        for which in ("v1", "v2"):
-            monkeypatch.setenv("GPUARR_RANDOM_IMPL", which)
+        for which in ("grid-stride", "warp-chunks"):
+            monkeypatch.setattr(grandom, "IMPL", which)
             g = _rng(11, (1 << 32) - 1000)
             if method == "integers":
                 outs.append(g.integers(0, 1000, n, dtype=dtype).get())

@@ -100,19 +100,19 @@ def test_v1_source_is_the_validated_one(args):
     import hashlib
     i, o, lp, excl, seg, al = args
     src = scan.scan_source("lookback", i, o, lp, "a + b", "0", excl, seg, al,
-                           impl="v1")
+                           impl="block-per-tile")
     k = src.rindex("\n", 0, src.index(" ga_in_t;\n")) + 1
     assert hashlib.sha256(src[k:].encode()).hexdigest()[:32] == \
         V1_DIGESTS[args], "the v1 scan kernel changed: it must stay as validated"
 
 
 def test_impl_selection():
-    assert scan.IMPL in ("v1", "v3")
-    if not os.environ.get("GPUARR_SCAN_IMPL"):
-        assert scan.IMPL == "v3"      # the faster one on the H200
+    assert scan.IMPL in ("block-per-tile", "pipelined")
+    if not os.environ.get("GPUARR_SCAN"):
+        assert scan.IMPL == "pipelined"      # the faster one on the H200
     a = ("lookback", "f4", "f4", "f4", "a + b", "0")
-    v1 = scan.scan_source(*a, impl="v1")
-    v3 = scan.scan_source(*a, impl="v3")
+    v1 = scan.scan_source(*a, impl="block-per-tile")
+    v3 = scan.scan_source(*a, impl="pipelined")
     sig = "unsigned int *scratch, unsigned int ntiles)"   # v3's extra argument
     assert sig in v3 and sig not in v1
     assert "cp.async.bulk.shared::cluster.global" in v3
@@ -120,9 +120,9 @@ def test_impl_selection():
     # the default follows the module constant at call time
     old = scan.IMPL
     try:
-        scan.IMPL = "v1"
+        scan.IMPL = "block-per-tile"
         assert scan.scan_source(*a) == v1
-        scan.IMPL = "v3"
+        scan.IMPL = "pipelined"
         assert scan.scan_source(*a) == v3
     finally:
         scan.IMPL = old
@@ -131,7 +131,7 @@ def test_impl_selection():
             scan.scan_source(*a, impl=bad)
     # columns ignore the choice
     c = ("columns", "f4", "f4", "f4", "a + b", "0")
-    assert scan.scan_source(*c, impl="v1") == scan.scan_source(*c, impl="v3")
+    assert scan.scan_source(*c, impl="block-per-tile") == scan.scan_source(*c, impl="pipelined")
 
 
 def test_v3_layout_and_stages():
@@ -139,35 +139,34 @@ def test_v3_layout_and_stages():
     (alternate rounds keep to their stages) and fits in shared memory."""
     for dt in ["?", "i1", "u2", "f2", "i4", "f4", "i8", "f8", "c8", "c16"]:
         for out in {dt, "i8", "f8"}:
-            tile = scan.tile_size(dt, out, None, "v3")
+            tile = scan.tile_size(dt, out, None, "pipelined")
             isz = np.dtype(dt).itemsize
             st = scan.v3_stages(dt, out)
             assert (tile * isz) % 16 == 0
             assert st % 2 == 0 and 2 <= st <= 8
             assert tile * isz * st <= 227 * 1024
-    assert scan.tile_size("f4", "f4", None, "v3") == 12288
+    assert scan.tile_size("f4", "f4", None, "pipelined") == 12288
     assert scan.v3_stages("f4", "f4") == 4
     src = scan.scan_source("lookback", "f4", "f4", "f4", "a + b", "0",
-                           impl="v3")
+                           impl="pipelined")
     assert 'static_assert(4 % 2 == 0' in src
 
 
-def test_impl_from_environment(monkeypatch):
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", "v1")
-    assert scan._env_impl() == "v1"
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", " V3 ")
-    assert scan._env_impl() == "v3"
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", "")
-    assert scan._env_impl() == "v3"
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", "v2")     # removed
-    with pytest.raises(ValueError):
-        scan._env_impl()
-    monkeypatch.setenv("GPUARR_SCAN_IMPL", "fast")
-    with pytest.raises(ValueError):
-        scan._env_impl()
+def test_impl_from_the_settings(monkeypatch):
+    """GPUARR_SCAN is read by _config; a bad value is refused, naming the
+    variable, when a kernel is first rendered (not at import)."""
+    from gpuarr import _config
+    env = {"GPUARR_SCAN": " Block-Per-Tile "}
+    assert _config.read(env).scan == "block-per-tile"
+    assert _config.read({}).scan == "pipelined"
+    a = ("lookback", "f4", "f4", "f4", "a + b", "0")
+    for bad in ("v3", "fast"):
+        monkeypatch.setattr(scan, "IMPL", _config.read({"GPUARR_SCAN": bad}).scan)
+        with pytest.raises(ValueError, match="GPUARR_SCAN"):
+            scan.scan_source(*a)
 
 
-IMPLS = ["v1", "v3"]
+IMPLS = ["block-per-tile", "pipelined"]
 
 
 @needs_compiler
@@ -389,12 +388,12 @@ def test_every_exit_clears_the_scratch():
     """No memset before a scan: the kernels count finished blocks (v1) or
     warps (v3, every role's exit) and the last one clears the scratch."""
     a = ("lookback", "f8", "f8", "f8", "a + b", "0")
-    v1 = scan.scan_source(*a, impl="v1")
-    v3 = scan.scan_source(*a, impl="v3")
+    v1 = scan.scan_source(*a, impl="block-per-tile")
+    v3 = scan.scan_source(*a, impl="pipelined")
     assert v1.count("ga_scratch_done(scratch, gridDim.x, gridDim.x, lane)") == 1
     # producer, aggregators, look-back warps, consumers
     assert v3.count("ga_scratch_done(scratch, ntiles, nwarps, lane)") == 4
     # the bytes cleared are the bytes the host sizes the buffer for
     assert "16ull + 8ull * ntiles" in scan.scan_source(
-        "lookback", "f4", "f4", "f4", "a + b", "0", impl="v3")
+        "lookback", "f4", "f4", "f4", "a + b", "0", impl="pipelined")
     assert "2ull * ntiles * sizeof(ga_acc_t)" in v3

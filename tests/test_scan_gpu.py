@@ -32,7 +32,7 @@ def _ctx(context):
     yield
 
 
-@pytest.fixture(autouse=True, params=["v1", "v3"])
+@pytest.fixture(autouse=True, params=["block-per-tile", "pipelined"])
 def impl(request):
     """Every test runs with each look-back kernel: v1 (a block per tile,
     validated in fec1760) and v3 (persistent blocks, warp roles, input

@@ -9,11 +9,11 @@
 ##   ptype   C type of the scalar parameters a, b (the output's float type,
 ##           or unsigned long long for integers: a = low bits, b = count)
 ##   name    kernel name
-##   impl    "v2" (default): two Philox blocks per thread per step, full
+##   impl    "warp-chunks" (default): two Philox blocks per thread per step, full
 ##           64-block chunks per warp without bounds checks, the rest after;
-##           "v1": the previous kernel, one guarded block per step.  Both
+##           "grid-stride": one guarded block per step.  Both
 ##           give the same values (same element -> counter mapping and the
-##           same arithmetic per block); GPUARR_RANDOM_IMPL picks one.
+##           same arithmetic per block); gpuarr.random.IMPL picks one.
 ##
 ## The bit-exact definition of every value is gpuarr/_philox.py (CPU
 ## reference); keep the two in step.  Element k uses Philox block
@@ -251,7 +251,7 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
 % endif
 }
 
-% if impl == "v2":
+% if impl == "warp-chunks":
 // One Philox block's values stored at out + first: a vector store when the
 // block is whole and out aligned, else guarded scalar stores.
 GA_DEV void ga_store_block(${T} *__restrict__ out, unsigned long long n,

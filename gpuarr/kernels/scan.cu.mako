@@ -25,7 +25,7 @@
 ##              slots per tile (aggregate, inclusive prefix)
 ##   lookback   descriptors each lane reads per look-back step
 ##   min_blocks resident blocks per SM asked of ptxas (__launch_bounds__)
-##   impl       "v1" (a block per tile) | "v3" (sm_90: persistent blocks
+##   impl       "block-per-tile" (a block per tile) | "pipelined" (sm_90: persistent blocks
 ##              with warp roles; `block` is then its consumer threads)
 ##   stages     v3: tiles of input staged in shared memory (even)
 ##   commutative  v3: scan_expr is commutative (aggregators fold any order)
@@ -87,7 +87,7 @@ template <class T> static __device__ __forceinline__ T ga_shfl_up(T v, unsigned 
     memcpy(&r, w, sizeof(T));
     return r;
 }
-% if impl == "v3":
+% if impl == "pipelined":
 template <class T> static __device__ __forceinline__ T ga_shfl_xor(T v, int m) {
     constexpr int W = (sizeof(T) + 3) / 4;
     unsigned int w[W];
@@ -338,7 +338,7 @@ static __device__ __forceinline__ ga_acc_t ga_lookback(
     return acc;
 }
 
-% if impl == "v1":
+% if impl == "block-per-tile":
 extern "C" __global__ void __launch_bounds__(${block}, ${min_blocks})
 ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         unsigned long long row_len, unsigned int *scratch)

@@ -1,4 +1,4 @@
-## The pipelined look-back scan kernel (impl "v3", sm_90): persistent
+## The pipelined look-back scan kernel (impl "pipelined", sm_90): persistent
 ## blocks, one an SM, with warp roles and the input staged in shared memory
 ## by TMA bulk copies.  One def, `kernel`, called by scan.cu.mako with the
 ## variables it is rendered with (see docs/scan.md).
