@@ -260,7 +260,8 @@ def test_rendering_does_not_depend_on_the_hash_seed():
         r = subprocess.run([sys.executable, "-c", _DIGEST_CHILD],
                            capture_output=True, text=True, timeout=300,
                            cwd=CHILD_CWD,
-                           env=child_env(PYTHONHASHSEED=seed, PYTHONPATH=here))
+                           env=child_env(PYTHONHASHSEED=seed, PYTHONPATH=os.pathsep.join(
+                               [here, os.environ.get("PYTHONPATH", "")])))
         assert r.returncode == 0, r.stderr
         digests.append(r.stdout.split()[-1])
     assert len(digests[0]) == 64 and digests[0] == digests[1], digests
