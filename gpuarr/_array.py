@@ -33,12 +33,13 @@ from . import _dtypes, _layout
 from . import driver as _drv
 from .tools import default_pool as _default_pool
 
-__all__ = ["GPUArray", "make", "owning", "default_allocator"]
+__all__ = ["GPUArray", "make", "default_allocator"]
 
 _new = object.__new__
 
 
-def make(shape, dtype, strides, ptr, gpudata, base, c, f, allocator=None):
+def make(shape, dtype, strides, ptr, gpudata, base, c, f, allocator=None,
+         size=None):
     """A GPUArray from trusted parts, without validation (the fast path of
     views and of results the array layer allocates itself).
 
@@ -53,36 +54,21 @@ def make(shape, dtype, strides, ptr, gpudata, base, c, f, allocator=None):
     base : object or None
     c, f : bool
         C- and F-contiguity (:func:`gpuarr._layout.contiguity`).
+    allocator : callable or None
+    size : int, optional
+        ``prod(shape)`` when the caller has it (the steady-state paths).
     """
     a = _new(GPUArray)
     a.shape = shape
     a.dtype = dtype
     a.strides = strides
-    a.size = _layout.prod(shape)
+    a.size = _layout.prod(shape) if size is None else size
     a.ptr = ptr
     a.gpudata = gpudata
     a.base = base
     a._c = c
     a._f = f
     a.allocator = allocator
-    return a
-
-
-def owning(gpudata, shape, dtype, strides, size, c, f):
-    """A GPUArray owning the pool block ``gpudata`` (with ``.ptr``), from
-    trusted parts: the steady-state paths' constructor (no validation, no
-    size computation)."""
-    a = _new(GPUArray)
-    a.shape = shape
-    a.dtype = dtype
-    a.strides = strides
-    a.size = size
-    a.ptr = gpudata.ptr
-    a.gpudata = gpudata
-    a.base = None
-    a._c = c
-    a._f = f
-    a.allocator = None
     return a
 
 

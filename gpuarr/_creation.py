@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtypes, _interop, _layout, _transfer
 from . import driver as _drv
-from ._array import GPUArray, default_allocator, make, owning
+from ._array import GPUArray, default_allocator, make
 
 __all__ = [
     "empty", "empty_c", "zeros", "ones", "full", "empty_like", "zeros_like",
@@ -56,8 +56,9 @@ def empty_c(shape, dt):
     if not size:
         return make(shape, dt, (0,) * len(shape), 0, None, None, True, True)
     strides = _layout.c_strides(shape, isz) if len(shape) != 1 else (isz,)
-    return owning(default_allocator(size * isz), shape, dt, strides, size,
-                  True, nontrivial <= 1)
+    blk = default_allocator(size * isz)
+    return make(shape, dt, strides, int(blk), blk, None, True,
+                nontrivial <= 1, None, size)
 
 
 def zeros(shape, dtype=np.float64, order="C", allocator=None):

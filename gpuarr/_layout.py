@@ -76,16 +76,7 @@ def c_strides(shape, itemsize):
 
 def f_strides(shape, itemsize):
     """numpy's Fortran-order strides of a new array (all zero for size 0)."""
-    nd = len(shape)
-    strides = [0] * nd
-    s = itemsize
-    for i in range(nd):
-        n = shape[i]
-        if n == 0:
-            return (0,) * nd
-        strides[i] = s
-        s *= n
-    return tuple(strides)
+    return c_strides(tuple(shape)[::-1], itemsize)[::-1]
 
 
 def contiguity(shape, strides, itemsize):

@@ -23,7 +23,7 @@ import numpy as np
 from . import _dtypes, _layout, _percontext
 from . import driver as _drv
 from . import elementwise as _ew
-from ._array import GPUArray, owning
+from ._array import GPUArray, make
 from . import _creation
 from .tools import default_pool as _default_pool
 
@@ -315,8 +315,9 @@ def _hot_entry(key, op, arrays, loop, out_dt):
 
 def _hot_out(ent, shape):
     """A new C-ordered array from the entry's pool (no validation)."""
-    return owning(ent[1].allocate(ent[7]), shape, ent[6], ent[8], ent[9],
-                  True, ent[10])
+    blk = ent[1].allocate(ent[7])
+    return make(shape, ent[6], ent[8], blk.ptr, blk, None, True, ent[10],
+                None, ent[9])
 
 
 def same_binary(op, a, b):
@@ -486,7 +487,9 @@ def _hot_views(op, args, out, stream):
             return None
     if out is None:
         pool, dt, nbytes, strides, size, c, f = ent[8]
-        out = owning(pool.allocate(nbytes), shape, dt, strides, size, c, f)
+        blk = pool.allocate(nbytes)
+        out = make(shape, dt, strides, blk.ptr, blk, None, c, f, None,
+                   size)
     else:
         o = out.ptr
         olo = o + ent[6]

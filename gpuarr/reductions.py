@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _creation, _dtypes, _ufunc
 from . import reduction as _red
-from ._array import GPUArray, owning
+from ._array import GPUArray, make
 
 __all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
            "dot", "vdot", "inner", "argmin", "argmax", "any", "all",
@@ -76,7 +76,8 @@ def _launch_full(st, ent, a):
     context lookup beyond :func:`gpuarr.reduction.state`'s one.
     """
     fn, grid, block, off, rest, dt, isz = ent
-    w = owning(st.pool.allocate(isz), (), dt, (), 1, True, True)
+    blk = st.pool.allocate(isz)
+    w = make((), dt, (), blk.ptr, blk, None, True, True, None, 1)
     fn.prepared_async_call(grid, block, None, w.ptr, a.ptr + off, *rest)
     return w
 
