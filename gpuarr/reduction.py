@@ -90,9 +90,6 @@ Raises
 gpuarr.driver.InvalidContextError
     When no context is current.
 """)
-# the names gpuarr.reductions uses until it moves to state and MAX_PLANS
-_state = state
-_MAX_PLANS = MAX_PLANS
 
 
 def clear_cache():

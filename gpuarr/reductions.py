@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _ufunc
+from . import _creation, _dtypes, _layout, _ufunc
 from . import reduction as _red
 from ._array import GPUArray, make
 
@@ -112,21 +112,8 @@ def normalize_axes(axis, ndim):
         r = ()      # numpy's legacy: a scalar axis 0 or -1 of a 0-d array
     else:
         if not isinstance(axis, (tuple, list)):
-            try:
-                axis = (operator.index(axis),)
-            except TypeError:
-                raise TypeError("'%s' object cannot be interpreted as an "
-                                "integer" % type(axis).__name__) from None
-        ax = []
-        for a in axis:
-            try:
-                a = operator.index(a)
-            except TypeError:
-                raise TypeError("'%s' object cannot be interpreted as an "
-                                "integer" % type(a).__name__) from None
-            if not -ndim <= a < ndim:
-                raise np.exceptions.AxisError(a, ndim)
-            ax.append(a % ndim)
+            axis = (axis,)
+        ax = [_layout.normalize_axis(a, ndim) for a in axis]
         if len(set(ax)) != len(ax):
             raise ValueError("duplicate value in 'axis'")
         r = tuple(sorted(ax))
@@ -564,17 +551,10 @@ def _arg(op, fn, a, axis, out, keepdims):
     if axis is None:
         axes = tuple(range(nd))
     else:
-        try:
-            ax = operator.index(axis)
-        except TypeError:
-            raise TypeError("'%s' object cannot be interpreted as an integer"
-                            % type(axis).__name__) from None
-        if nd == 0 and ax in (0, -1):
-            axes = ()
-        elif not -nd <= ax < nd:
-            raise np.exceptions.AxisError(ax, nd)
+        if nd == 0 and operator.index(axis) in (0, -1):
+            axes = ()       # numpy's legacy for 0-d arrays, as in normalize_axes
         else:
-            axes = (ax % nd,)
+            axes = (_layout.normalize_axis(axis, nd),)
     kw = {"axis": axis, "keepdims": keepdims}
     if a.size == 0:
         return _numpy_empty(fn, a, kw, out)
