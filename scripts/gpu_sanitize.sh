@@ -2,24 +2,38 @@
 # A representative subset of the GPU tests under compute-sanitizer: memcheck,
 # racecheck, synccheck and initcheck, each over every K-th gpu test (the
 # conftest option --gpu-sample=K, so the subset covers every test module and
-# kernel family), in one go.
+# kernel family; tests marked huge are left out), in one go.
 #
 #   bash scripts/gpu_sanitize.sh [tool ...]        (default: all four)
 #
 # Same setting-up as scripts/gpu_suite.sh (built in place, dependencies
 # importable; on the lent H200: bash .dev/gpu.sh bash scripts/gpu_sanitize.sh).
-# Sampling per tool: GPUARR_SAN_<TOOL>=K (defaults below), workers
-# GPUARR_TEST_WORKERS (default 8). Logs, one per process, go to
-# $OUT/sanitizer (else /tmp/sanitizer). The last line is the summary:
-#   sanitizer: memcheck 0 errors (682 tests), racecheck 0 errors (171 tests), ... in 300 s
+# Sampling per tool: GPUARR_SAN_<TOOL>=K (defaults below). A time limit per
+# tool in seconds: GPUARR_SAN_<TOOL>_LIMIT (default none); a tool cut off is
+# reported as such, with the errors found until then. Workers:
+# GPUARR_TEST_WORKERS (default 1: one process; with more, pytest-xdist).
+# Only the plugins the suite needs load (timeout, hypothesis, xdist): on the
+# lent H200 sixteen xdist workers under compute-sanitizer, with every plugin
+# of the machine's environment autoloaded, did not finish collecting in
+# 210 s. Logs, one per process, go to
+# /tmp/sanitizer; with $OUT set, $OUT/sanitizer-<tool>.log gathers the pytest
+# summary and the reports of the processes that found errors, and
+# $OUT/sanitizer-summary.txt is rewritten after each tool, so what comes back
+# is a few files, not one per process. The last line is the summary:
+#   sanitizer: memcheck 0 errors (682 passed), racecheck 0 errors (171 passed), ... in 300 s
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 tools=${*:-memcheck racecheck synccheck initcheck}
-workers=${GPUARR_TEST_WORKERS:-8}
-logs=${OUT:-/tmp}/sanitizer
+workers=${GPUARR_TEST_WORKERS:-1}
+export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
+plugins="-p pytest_timeout -p _hypothesis_pytestplugin"
+[ "$workers" -gt 1 ] && plugins="$plugins -p xdist.plugin -n $workers"
+logs=/tmp/sanitizer
 mkdir -p "$logs"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 export GPUARR_CACHE_DIR=${GPUARR_CACHE_DIR:-$(mktemp -d /tmp/gpuarr-cache.XXXXXX)}
+# the first line of each error report the four tools write
+report='^========= +(Invalid|Program hit|Race|Barrier|Uninitialized|.*[Hh]azard|.*[Ee]rror:)'
 start=$(date +%s)
 summary=""
 status=0
@@ -30,19 +44,30 @@ for tool in $tools; do
     initcheck) k=${!var:-16} ;;
     *) k=${!var:-24} ;;
   esac
-  compute-sanitizer --tool "$tool" --target-processes all --print-limit 50 \
+  lvar=${var}_LIMIT
+  limit=${!lvar:-0}
+  timeout --signal=INT --kill-after=20 "$limit" \
+    compute-sanitizer --tool "$tool" --target-processes all --print-limit 50 \
       --log-file "$logs/$tool.%p.log" \
-      python3 -m pytest -q -rfE -p no:cacheprovider -n "$workers" \
+      python3 -m pytest -q -rfE -p no:cacheprovider $plugins \
       --gpu-sample="$k" tests >"$logs/$tool.pytest.log" 2>&1
   rc=$?
-  errors=$(cat "$logs/$tool".*.log 2>/dev/null | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
-           | awk '{s += $1} END {print s + 0}')
+  cut=""
+  [ $rc = 124 ] || [ $rc = 137 ] && cut=", cut off at $limit s"
+  # counted report by report: a process cut off never writes its ERROR SUMMARY
+  errors=$(cat "$logs/$tool".[0-9]*.log 2>/dev/null | grep -cE "$report")
   tests=$(grep -E "[0-9]+ (passed|failed)" "$logs/$tool.pytest.log" | tail -1)
-  echo "== $tool (1 in $k): $errors errors; pytest: $tests"
-  grep -h -A12 "^========= [A-Z].*\(Error\|error\|Race\|Hazard\|Barrier\|Uninitialized\)" \
-      "$logs/$tool".*.log 2>/dev/null | head -60
+  echo "== $tool (1 in $k): $errors errors; pytest: $tests$cut"
+  grep -h -A12 -E "$report" "$logs/$tool".[0-9]*.log 2>/dev/null | head -60
+  if [ -n "${OUT:-}" ]; then
+    { tail -30 "$logs/$tool.pytest.log"
+      for f in "$logs/$tool".[0-9]*.log; do
+        grep -qE "$report" "$f" && { echo "== $f"; head -200 "$f"; }
+      done; } >"$OUT/sanitizer-$tool.log" 2>&1
+  fi
   [ "$errors" = 0 ] && [ $rc = 0 ] || status=1
-  summary="$summary${summary:+, }$tool $errors errors ($(echo "$tests" | grep -oE '[0-9]+ passed' || echo 'no tests passed'))"
+  summary="$summary${summary:+, }$tool $errors errors ($(echo "$tests" | grep -oE '[0-9]+ passed' || echo 'no tests passed')$cut)"
+  [ -n "${OUT:-}" ] && echo "sanitizer: $summary" >"$OUT/sanitizer-summary.txt"
 done
 echo "sanitizer: $summary in $(( $(date +%s) - start )) s"
 exit $status

@@ -32,13 +32,15 @@ def pytest_addoption(parser):
         "--gpu-sample", type=int, default=1, metavar="K",
         help="run one in K of the gpu tests (every K-th in collection "
              "order, the same ones each time) and no CPU test: a "
-             "representative subset for slow runs such as compute-sanitizer")
+             "representative subset for slow runs such as compute-sanitizer; "
+             "tests marked huge are left out")
 
 
 def pytest_collection_modifyitems(config, items):
     k = config.getoption("--gpu-sample")
     if k > 1:
-        gpu = [it for it in items if it.get_closest_marker("gpu") is not None]
+        gpu = [it for it in items if it.get_closest_marker("gpu") is not None
+               and it.get_closest_marker("huge") is None]
         keep = set(id(it) for it in gpu[::k])
         deselected = [it for it in items if id(it) not in keep]
         items[:] = [it for it in items if id(it) in keep]

@@ -367,6 +367,7 @@ def test_huge_allocation_is_memory_error(drv):
     assert info.value.call == "cuMemAlloc_v2"
 
 
+@pytest.mark.huge
 def test_alloc_free_cycles_return_memory(drv):
     """Freed and collected allocations give their memory back to the device.
 

@@ -413,6 +413,7 @@ def test_astype_every_pair(context):
                 check(got, exp, dst)
 
 
+@pytest.mark.huge
 def test_wide_index(context):
     """More than 2**31 - 1 elements: the 64-bit index kernels."""
     from gpuarr.elementwise import run_elementwise

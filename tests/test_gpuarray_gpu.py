@@ -776,6 +776,7 @@ def test_broadcasting_operands():
     check(a + gpuarr.to_gpu(b), a + b)  # reflected through __array_ufunc__ = None
 
 
+@pytest.mark.huge
 def test_more_than_2_31_elements():
     n = 2 ** 31 + 77
     d = gpuarr.zeros(n, np.int8)

@@ -357,6 +357,7 @@ def test_integer_wide_range_uniform(context):
 # ---------------------------------------------------------------------------
 # big sizes and PyCUDA's curandom
 
+@pytest.mark.huge
 def test_more_than_2_31_elements(context):
     import gpuarr.driver as drv
     free, _ = drv.mem_get_info()

@@ -706,6 +706,7 @@ def test_norm_axis_and_frobenius():
 
 
 # big (~2 GB, one pass of each reduction): select with -k big
+@pytest.mark.huge
 def test_big_more_than_2_31_elements():
     n = 2 ** 31 + 5
     d = ga.zeros((n,), np.int8)

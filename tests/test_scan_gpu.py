@@ -364,6 +364,7 @@ def test_many_tiles_per_block(case, grid, impl, monkeypatch):
         np.testing.assert_array_equal(out.get(), ref)
 
 
+@pytest.mark.huge
 def test_past_2_31_elements():
     """2**31 + 5 elements: int8 {0, 1} pattern, cumsum to int64, checked
     at sampled positions against a closed form; and a uint8 max scan."""
