@@ -77,6 +77,9 @@ LAYERS = {
     "gpuarr.linalg": (6, "numpy.linalg names"),
     "gpuarr.random": (6, "Philox generator with numpy's Generator methods"),
     "gpuarr.curandom": (6, "PyCUDA's curandom names"),
+    "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
+                               "python -m gpuarr"),
+    "gpuarr.__main__": (6, "python -m gpuarr"),
     "gpuarr": (6, "the flat namespace, imported on first use"),
 }
 
