@@ -341,7 +341,3 @@ def convert_scalar(value, dtype):
     with np.errstate(all="ignore"):
         return np.asarray(value).astype(dtype, casting="unsafe")[()]
 
-
-# Until the kernel builders import them from their home, gpuarr._layout.
-from ._layout import (INT32_MAX, broadcast_shapes, broadcast_strides,  # noqa: E402,F401
-                      merge_dims, needs_64bit)

@@ -22,7 +22,7 @@ see ``docs/kernels.md``):
     the stores are coalesced.
 """
 
-from . import _dtypes
+from . import _dtypes, _layout
 from ._kernelspec import KernelSpec
 from .kernels.ops import get_op
 
@@ -104,7 +104,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
             raise ValueError("strides %s are not a multiple of the item size "
                              "%d" % (st, isz))
         estrides.append(tuple(s // isz for s in st))
-    mshape, mstrides = _dtypes.merge_dims(tuple(shape), estrides)
+    mshape, mstrides = _layout.merge_dims(tuple(shape), estrides)
     if not mshape:
         mshape = (1,)
         mstrides = tuple((0,) for _ in arrays)
@@ -112,7 +112,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
     max_isz = max(a.dtype.itemsize for a in arrays) if arrays else 1
     bstrides = [tuple(s * a.dtype.itemsize for s in st)
                 for st, a in zip(mstrides, arrays)]
-    wide = _dtypes.needs_64bit(mshape, bstrides, margin=1 << 20)
+    wide = _layout.needs_64bit(mshape, bstrides, margin=1 << 20)
     itype, ich = ("long long", "q") if wide else ("int", "i")
     ptrs = [(a.ptr, a.dtype.itemsize) for a in arrays]
     in_dts = [x.dtype if not s else loop_in[k]
@@ -200,7 +200,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         for s in mshape:
             n *= s
         grid = max(1, min(-(-n // block), GRID_MAX))
-        if not wide and n + grid * block > _dtypes.INT32_MAX:
+        if not wide and n + grid * block > _layout.INT32_MAX:
             # idx += gridDim.x * block must not overflow a 32-bit index
             grid = min(grid, nsm * (2048 // block))
         tparams = [("I", "n")]

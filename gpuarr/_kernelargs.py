@@ -174,8 +174,10 @@ def parse_c_arg(decl):
     return (VectorArg if pointer else ScalarArg)(dt, name)
 
 
-def parse_arguments(arguments):
+def parse_arguments(arguments, family="ElementwiseKernel"):
     """Parse a C argument list (string) or a list of Vector/ScalarArgs.
+
+    ``family`` names the kernel class in error messages.
 
     Returns
     -------
@@ -184,7 +186,7 @@ def parse_arguments(arguments):
     if isinstance(arguments, str):
         parts = [p for p in _split_args(arguments)]
         if len(parts) == 1 and not parts[0].strip():
-            raise ValueError("ElementwiseKernel needs at least one argument")
+            raise ValueError("%s needs at least one argument" % family)
         args = [parse_c_arg(p) for p in parts]
     else:
         args = []
@@ -199,7 +201,7 @@ def parse_arguments(arguments):
                 raise TypeError("arguments must be a C declaration string or "
                                 "VectorArg/ScalarArg objects, not %r" % (a,))
         if not args:
-            raise ValueError("ElementwiseKernel needs at least one argument")
+            raise ValueError("%s needs at least one argument" % family)
     names = set()
     for a in args:
         if a.name in names:
@@ -209,8 +211,7 @@ def parse_arguments(arguments):
         names.add(a.name)
     if not any(isinstance(a, VectorArg) and not isinstance(a, ScalarArg)
                for a in args):
-        raise ValueError("ElementwiseKernel needs at least one pointer "
-                         "argument")
+        raise ValueError("%s needs at least one pointer argument" % family)
     return args
 
 
@@ -249,6 +250,9 @@ class KernelArguments:
         as :func:`parse_arguments` takes.
     kernel : str
         The kernel's name, for messages.
+    family : str, optional
+        The kernel class, for messages (``"ElementwiseKernel"``,
+        ``"ReductionKernel"``).
 
     Attributes
     ----------
@@ -262,11 +266,12 @@ class KernelArguments:
         dtype's character per scalar.
     """
 
-    __slots__ = ("args", "kernel", "decl", "vector_index", "chars")
+    __slots__ = ("args", "kernel", "family", "decl", "vector_index", "chars")
 
-    def __init__(self, arguments, kernel):
-        self.args = parse_arguments(arguments)
+    def __init__(self, arguments, kernel, family="ElementwiseKernel"):
+        self.args = parse_arguments(arguments, family)
         self.kernel = kernel
+        self.family = family
         self.decl = argument_decls(self.args)
         self.vector_index = [k for k, a in enumerate(self.args)
                              if not isinstance(a, ScalarArg)]
@@ -354,8 +359,8 @@ class KernelArguments:
                     size *= d
                 contiguous = is_c_contiguous(x)
             if not contiguous:
-                raise ValueError("argument %r: ElementwiseKernel needs "
-                                 "contiguous arrays" % name)
+                raise ValueError("argument %r: %s needs contiguous arrays"
+                                 % (name, self.family))
             if n is None:
                 n, first = size, name
             elif size != n:

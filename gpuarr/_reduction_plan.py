@@ -29,7 +29,7 @@ its ticket: one launch in every case.
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _layout
 from ._kernelspec import KernelSpec
 
 __all__ = ["OPS", "Dtypes", "op_dtypes", "user_dtypes", "reduce_spec",
@@ -211,7 +211,7 @@ def _estrides(a):
     return out
 
 
-def _layout(shape, in_estr, out_estr, axes, commutative):
+def _group_axes(shape, in_estr, out_estr, axes, commutative):
     """Split into merged kept (K) and reduced (R) groups.
 
     Returns (kshape, kstrides per operand (inputs then out), rshape,
@@ -233,13 +233,13 @@ def _layout(shape, in_estr, out_estr, axes, commutative):
         order = sorted(range(len(rsh)), key=lambda q: -abs(rst[0][q]))
         rsh = [rsh[q] for q in order]
         rst = [[s[q] for q in order] for s in rst]
-    mr, mrs = _dtypes.merge_dims(tuple(rsh), [tuple(s) for s in rst])
+    mr, mrs = _layout.merge_dims(tuple(rsh), [tuple(s) for s in rst])
     if not mr:
         mr, mrs = (1,), tuple((0,) for _ in range(nin))
     ksh = tuple(shape[a] for a in kept)
     kst = [tuple(st[a] for a in kept) for st in in_estr]
     kst.append(tuple(out_estr))
-    mk, mks = _dtypes.merge_dims(ksh, kst)
+    mk, mks = _layout.merge_dims(ksh, kst)
     return mk, mks, mr, mrs, offs
 
 
@@ -290,8 +290,8 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     else:
         nin, commutative = 1, False
         types = user["types"]
-    mk, mks, mr, mrs, offs = _layout(shape, in_estr, out_estr, axes,
-                                     commutative)
+    mk, mks, mr, mrs, offs = _group_axes(shape, in_estr, out_estr, axes,
+                                         commutative)
     spec = KernelSpec("reduction.cu.mako")
     spec.offsets = tuple(o * x.dtype.itemsize for o, x in zip(offs, inputs))
     n_rows = 1
@@ -396,8 +396,8 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
             for st, x in zip(in_estr, inputs)]
     bstr.append(tuple(s * out.dtype.itemsize for s in out_estr))
     chunk_margin = max(G * V * U, _RS * U) * 4 + seg
-    wide = (_dtypes.needs_64bit(shape, bstr, margin=chunk_margin)
-            or n_items * 32 + 64 > _dtypes.INT32_MAX)
+    wide = (_layout.needs_64bit(shape, bstr, margin=chunk_margin)
+            or n_items * 32 + 64 > _layout.INT32_MAX)
     itype, ich = ("long long", "q") if wide else ("int", "i")
     # trailing arguments
     tail = [n_items, splits, seg, L, n_rows]

@@ -19,7 +19,7 @@ keeps the launch plans per context and launches them.
 
 import numpy as np
 
-from . import _dtypes, _percontext
+from . import _dtypes, _layout, _percontext
 from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelargs import (  # noqa: F401 - PyCUDA's names, kept here
@@ -670,7 +670,7 @@ class ElementwiseKernel:
                                         *vals, start, stop, step)
             return
         wide = max(abs(start), abs(stop), n) + abs(step) * 2 + _BLOCK * 2 > \
-            _dtypes.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
+            _layout.INT32_MAX - 2 ** 20 or count * abs(step) > 2 ** 30
         dense = step == 1 and -(-count // _BLOCK) <= _GRID_MAX
         restrict = dense and self._disjoint(vals, n)
         vec = self._vec

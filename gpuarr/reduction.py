@@ -382,7 +382,7 @@ class ReductionKernel:
             if not isinstance(v, str) or not v.strip():
                 raise ValueError("%s must be a non-empty C expression" % what)
         self.dtype_out = _dtypes.check_supported(dtype_out)
-        self._arguments = KernelArguments(arguments, name)
+        self._arguments = KernelArguments(arguments, name, "ReductionKernel")
         self.args = self._arguments.args
         self._vec = [self.args[k] for k in self._arguments.vector_index]
         if map_expr is None:

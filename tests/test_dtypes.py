@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gpuarr import _dtypes
+from gpuarr import _dtypes, _layout
 from gpuarr.elementwise import resolve
 
 DTYPES = _dtypes.SUPPORTED
@@ -130,10 +130,10 @@ def test_broadcast_shapes_matches_numpy(shapes):
         exp = np.broadcast_shapes(*shapes)
     except ValueError as exc:
         with pytest.raises(ValueError) as info:
-            _dtypes.broadcast_shapes(*shapes)
+            _layout.broadcast_shapes(*shapes)
         assert str(info.value) == str(exc)
         return
-    assert _dtypes.broadcast_shapes(*shapes) == exp
+    assert _layout.broadcast_shapes(*shapes) == exp
 
 
 def test_broadcast_strides_matches_numpy():
@@ -148,10 +148,10 @@ def test_broadcast_strides_matches_numpy():
                 exp = np.broadcast_to(v, t).strides
             except ValueError as exc:
                 with pytest.raises(ValueError) as info:
-                    _dtypes.broadcast_strides(v.shape, v.strides, t)
+                    _layout.broadcast_strides(v.shape, v.strides, t)
                 assert str(info.value) == str(exc)
                 continue
-            got = _dtypes.broadcast_strides(v.shape, v.strides, t)
+            got = _layout.broadcast_strides(v.shape, v.strides, t)
             # numpy keeps any stride on length-1 axes; compare where it matters
             for n, a, b in zip(t, got, exp):
                 if n != 1:
@@ -200,7 +200,7 @@ def test_merge_dims_addresses_same_elements():
                 small = tuple(1 if rng.random() < 0.4 else n for n in shape)
                 views.append(np.broadcast_to(_random_view(rng, base, small),
                                              shape))
-        mshape, mstrides = _dtypes.merge_dims(shape, [v.strides for v in views])
+        mshape, mstrides = _layout.merge_dims(shape, [v.strides for v in views])
         assert len(mshape) <= len(shape)
         assert 1 not in mshape
         for v, st in zip(views, mstrides):
@@ -212,23 +212,23 @@ def test_merge_dims_addresses_same_elements():
 
 
 def test_merge_dims_examples():
-    assert _dtypes.merge_dims((4, 5), [(20, 4), (20, 4)]) == ((20,), ((4,), (4,)))
-    assert _dtypes.merge_dims((4, 5), [(20, 4), (0, 4)]) == ((4, 5), ((20, 4), (0, 4)))
-    assert _dtypes.merge_dims((4, 1, 5), [(20, 999, 4)]) == ((20,), ((4,),))
-    assert _dtypes.merge_dims((1, 1), [(8, 8)]) == ((), ((),))
-    assert _dtypes.merge_dims((3, 0), [(8, 8)]) == ((0,), ((0,),))
-    assert _dtypes.merge_dims((), [()]) == ((), ((),))
+    assert _layout.merge_dims((4, 5), [(20, 4), (20, 4)]) == ((20,), ((4,), (4,)))
+    assert _layout.merge_dims((4, 5), [(20, 4), (0, 4)]) == ((4, 5), ((20, 4), (0, 4)))
+    assert _layout.merge_dims((4, 1, 5), [(20, 999, 4)]) == ((20,), ((4,),))
+    assert _layout.merge_dims((1, 1), [(8, 8)]) == ((), ((),))
+    assert _layout.merge_dims((3, 0), [(8, 8)]) == ((0,), ((0,),))
+    assert _layout.merge_dims((), [()]) == ((), ((),))
     # transposed operand blocks merging
-    assert _dtypes.merge_dims((4, 5), [(20, 4), (4, 16)])[0] == (4, 5)
+    assert _layout.merge_dims((4, 5), [(20, 4), (4, 16)])[0] == (4, 5)
 
 
 def test_needs_64bit():
-    assert not _dtypes.needs_64bit((2 ** 28,), [(4,)])
-    assert not _dtypes.needs_64bit((2 ** 27,), [(8,)])
-    assert _dtypes.needs_64bit((2 ** 31,), [(1,)])
-    assert _dtypes.needs_64bit((2 ** 29 + 1,), [(4,)])
-    assert _dtypes.needs_64bit((3, 2 ** 20), [(-2 ** 30, 4)])
-    assert not _dtypes.needs_64bit((16384, 16384), [(65536, 4), (4, 65536)])
+    assert not _layout.needs_64bit((2 ** 28,), [(4,)])
+    assert not _layout.needs_64bit((2 ** 27,), [(8,)])
+    assert _layout.needs_64bit((2 ** 31,), [(1,)])
+    assert _layout.needs_64bit((2 ** 29 + 1,), [(4,)])
+    assert _layout.needs_64bit((3, 2 ** 20), [(-2 ** 30, 4)])
+    assert not _layout.needs_64bit((16384, 16384), [(65536, 4), (4, 65536)])
 
 
 def test_check_scalar():

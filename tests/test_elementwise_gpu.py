@@ -160,7 +160,7 @@ def run_case(op, in_hosts, rng=None, out_dtype=None):
             b = DevBase(x)
             keep.append(b)
             v = b.view(b.host)
-            v.strides = _dtypes.broadcast_strides(x.shape, x.strides, shape)
+            v.strides = _layout.broadcast_strides(x.shape, x.strides, shape)
             v.shape = shape
             ins.append(v)
         else:

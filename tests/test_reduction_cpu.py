@@ -382,10 +382,13 @@ def test_reduction_kernel_call_errors_before_launch():
         k(x, FakeArray("f4", (11,)))            # different sizes
     with pytest.raises(TypeError, match="'x'"):
         k(1.0, x)                               # scalar for a pointer
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'y': ReductionKernel needs contiguous"):
         k(x, FakeArray("f4", (10,), strides=(8,)))  # not contiguous
     with pytest.raises(TypeError):
         k(x, x, bogus=1)
+    with pytest.raises(ValueError, match="ReductionKernel needs at least one pointer"):
+        R.ReductionKernel(np.float32, "0", "a+b", map_expr="s",
+                          arguments="float s")
 
 
 # ---------------------------------------------------------------------------
