@@ -46,6 +46,7 @@ LAYERS = {
     "gpuarr._percontext": (2, "per-context state, dropped at detach"),
     "gpuarr.tools": (2, "memory pools; PyCUDA's tools names"),
     "gpuarr.autoinit": (2, "the primary context of CUDA_DEVICE, made current"),
+    "gpuarr.autoprimaryctx": (2, "PyCUDA's other name for autoinit"),
     "gpuarr._nvrtc": (3, "finding and calling NVRTC"),
     "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
                              "error reports"),

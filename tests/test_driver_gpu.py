@@ -570,3 +570,19 @@ def test_shares_primary_context_with_cupy(drv, context, mod):
     view = cp.ndarray((10,), cp.float32, cp.cuda.MemoryPointer(mem, 0))
     assert float(view.sum()) == 45.0
     assert drv.Context.get_current() is context
+
+
+def test_autoprimaryctx_is_autoinit(context):
+    """PyCUDA's autoprimaryctx: the same primary context as autoinit, current."""
+    import gpuarr.autoinit
+    import gpuarr.autoprimaryctx as apc
+    import gpuarr.driver as drv
+    assert apc.context is gpuarr.autoinit.context
+    assert apc.device == gpuarr.autoinit.device
+    assert apc.context.is_primary
+    assert drv.Context.get_current() == apc.context
+    other = apc.device.retain_primary_context()     # the one primary context
+    try:
+        assert other.handle == apc.context.handle
+    finally:
+        other.detach()
