@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _vectypes
 
 __all__ = ["VectorArg", "ScalarArg", "KernelArguments", "parse_c_arg",
            "parse_arguments", "argument_decls", "check_name", "is_identifier",
@@ -169,9 +169,36 @@ def parse_c_arg(decl):
     try:
         dt = np.dtype(_TYPE_NAMES[tname])
     except KeyError:
-        raise ValueError("argument %r: unknown C type %r" % (name, tname)) from None
+        # CUDA's vector types and the names given to
+        # gpuarr.tools.get_or_register_dtype (a user's struct)
+        dt = _dtypes.registered_dtype(tname)
+        if dt is None:
+            raise ValueError("argument %r: unknown C type %r (a struct needs "
+                             "gpuarr.tools.get_or_register_dtype first)"
+                             % (name, tname)) from None
     check_name(name, "argument name")
+    if not pointer:
+        _check_scalar_dtype(dt, name)
     return (VectorArg if pointer else ScalarArg)(dt, name)
+
+
+def _check_scalar_dtype(dt, name):
+    """Refuse a struct passed by value (not supported by the launch code
+    that kernel builders use: pass a pointer to it instead)."""
+    if dt.kind == "V":
+        raise TypeError("argument %r: a struct (%s) passed by value is not "
+                        "supported by gpuarr's kernel builders; declare a "
+                        "pointer to it (%s *%s) and pass a one-element array"
+                        % (name, _dtypes.ctype(dt), _dtypes.ctype(dt), name))
+
+
+def _struct_alignment(dtype):
+    """The alignment in bytes CUDA needs for an array of a registered
+    struct dtype: CUDA's for its vector types, numpy's otherwise."""
+    try:
+        return _vectypes.cuda_alignment(dtype)
+    except KeyError:
+        return max(dtype.alignment, 1)
 
 
 def parse_arguments(arguments):
@@ -191,7 +218,11 @@ def parse_arguments(arguments):
         for a in arguments:
             if isinstance(a, VectorArg):
                 check_name(a.name, "argument name")
-                _dtypes.check_supported(a.dtype)
+                if _dtypes.is_registered_struct(a.dtype):
+                    if isinstance(a, ScalarArg):
+                        _check_scalar_dtype(a.dtype, a.name)
+                else:
+                    _dtypes.check_supported(a.dtype)
                 args.append(a)
             elif isinstance(a, str):
                 args.append(parse_c_arg(a))
@@ -344,6 +375,14 @@ class KernelArguments:
             if x.dtype != dtype:
                 raise TypeError("argument %r: array of dtype %s where %s was "
                                 "declared" % (name, x.dtype, dtype))
+            if dtype.kind == "V":
+                align = _struct_alignment(dtype)
+                if x.ptr % align:
+                    raise ValueError(
+                        "argument %r: an array of %s must start at a "
+                        "multiple of %d bytes (CUDA's alignment of the "
+                        "type), not at 0x%x" % (name, _dtypes.ctype(dtype),
+                                                align, x.ptr))
             shape = x.shape
             if len(shape) == 1:
                 size = shape[0]
