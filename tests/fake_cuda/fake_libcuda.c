@@ -403,6 +403,7 @@ static const struct {
     {81, 233472},     /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
     {82, 65536},      /* MAX_REGISTERS_PER_MULTIPROCESSOR */
     {97, 232448},     /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    {106, 32},        /* MAX_BLOCKS_PER_MULTIPROCESSOR */
     {115, 0},         /* MEMORY_POOLS_SUPPORTED: the fake has no cuMemAllocAsync pools */
 };
 
