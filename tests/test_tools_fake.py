@@ -266,3 +266,51 @@ def test_device_data_and_characterize_on_the_fake_device(fake_lib):
                 raise AssertionError(call)
         ctx.push()
     """)
+
+
+def test_arrays_of_vector_types_and_their_kernels(fake_lib):
+    check(fake_lib, """
+        import gpuarr.gpuarray as ga
+        from gpuarr.elementwise import ElementwiseKernel
+        vec = ga.vec
+        rng = np.random.default_rng(0)
+        host = np.empty(9, vec.float3)
+        for f in "xyz":
+            host[f] = rng.standard_normal(9).astype(np.float32)
+        g = ga.to_gpu(host)
+        assert g.dtype == vec.float3 and g.nbytes == 108 and g.shape == (9,)
+        assert g.get().tobytes() == host.tobytes()
+        z = ga.zeros(4, vec.float4)
+        assert not np.frombuffer(z.get().tobytes(), np.uint8).any()
+        e = ga.empty((2, 3), vec.double2)
+        assert e.strides == (48, 16)
+        # arithmetic on structs is refused as numpy refuses it
+        try:
+            g + g
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("float3 + float3 accepted")
+        # a launch of a user kernel over them (recorded by the fake)
+        k = ElementwiseKernel("float4 *out, float3 *a", "out[i].x = a[i].x",
+                              "fk_vec")
+        out = ga.zeros(9, vec.float4)
+        launches = fk["launches"]
+        try:
+            k(out, g)
+        except drv.Error:
+            pass          # the fake cannot load NVRTC's cubin
+        except Exception as exc:
+            raise AssertionError("refused before the launch: %r" % (exc,))
+        # misaligned: refused before anything is compiled or launched
+        base = ga.zeros(33, np.float32)
+        view = base[1:].view(vec.float4)
+        assert view.ptr % 16 == 4 and view.shape == (8,)
+        try:
+            k(view, ga.zeros(8, vec.float3))
+        except ValueError as exc:
+            assert "multiple of 16" in str(exc), exc
+        else:
+            raise AssertionError("misaligned float4 accepted")
+        assert fk["launches"] == launches
+    """)
