@@ -228,6 +228,10 @@ def test_user_struct_kernels_compile_under_nvrtc():
     assert k.args[0].dtype == dt
     for dense in (False, True):
         comp(k.get_source(dense=dense))
+    from gpuarr.reduction import ReductionKernel
+    r = ReductionKernel(np.float32, "0", "a+b", "p[i].x * p[i].y + q[i].w",
+                        "float3 *p, float4 *q")
+    comp(r.get_source((1001,)))
 
 
 # ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import gpuarr.gpuarray as ga
 from gpuarr import characterize, tools
 from gpuarr.compiler import SourceModule
 from gpuarr.elementwise import ElementwiseKernel
+from gpuarr.reduction import ReductionKernel
 from gpuarr.gpuarray import vec
 
 pytestmark = pytest.mark.gpu
@@ -150,6 +151,18 @@ def test_elementwise_kernel_over_vector_type_gpuarrays(context, n):
     _same(ga_out.get(), _expected(a, d))
     z = ga.zeros(n, vec.float4)
     assert not np.frombuffer(z.get().tobytes(), np.uint8).any()
+
+
+@pytest.mark.parametrize("n", [1, 1001, 300007])
+def test_reduction_kernel_over_vector_type_gpuarrays(context, n):
+    rng = np.random.default_rng(n + 2)
+    a, d = _random_float3(rng, n), _random_double2(rng, n)
+    k = ReductionKernel(np.float64, "0", "a+b",
+                        "(double)a[i].x * a[i].z + d[i].y", "float3 *a, double2 *d",
+                        name="tg_vec_red")
+    got = k(ga.to_gpu(a), ga.to_gpu(d)).get()
+    want = (a["x"].astype(np.float64) * a["z"] + d["y"]).sum()
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * n)
 
 
 def test_misaligned_float4_array_is_refused_before_launch(context):
