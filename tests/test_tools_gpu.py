@@ -158,7 +158,7 @@ def test_reduction_kernel_over_vector_type_gpuarrays(context, n):
     rng = np.random.default_rng(n + 2)
     a, d = _random_float3(rng, n), _random_double2(rng, n)
     k = ReductionKernel(np.float64, "0", "a+b",
-                        "(double)a[i].x * a[i].z + d[i].y", "float3 *a, double2 *d",
+                        "(double)p[i].x * p[i].z + q[i].y", "float3 *p, double2 *q",
                         name="tg_vec_red")
     got = k(ga.to_gpu(a), ga.to_gpu(d)).get()
     want = (a["x"].astype(np.float64) * a["z"] + d["y"]).sum()
