@@ -19,7 +19,8 @@ from . import _config, _dtypes, _vectypes  # noqa: F401 (_vectypes registers)
 from . import driver as _drv
 from ._enums import device_attribute as _attr
 
-__all__ = ["make_default_context", "DeviceData", "OccupancyRecord",
+__all__ = ["make_default_context", "get_default_device", "bitlog2",
+           "DeviceData", "OccupancyRecord",
            "dtype_to_ctype", "get_or_register_dtype", "register_dtype",
            "mark_cuda_test", "init_cuda_context_fixture"]
 
@@ -77,6 +78,32 @@ def make_default_context(ctx_maker=None):
     raise RuntimeError("make_default_context() wasn't able to create a "
                        "context on any of the %d detected devices (%s)"
                        % (ndevices, "; ".join(errors)))
+
+
+def get_default_device(default=0):
+    """The device ``CUDA_DEVICE`` names, else ``Device(default)``
+    (PyCUDA's deprecated ``get_default_device``; warns with
+    DeprecationWarning: use :func:`make_default_context`)."""
+    warnings.warn("get_default_device() is deprecated; use "
+                  "make_default_context() instead", DeprecationWarning,
+                  stacklevel=2)
+    if _config.settings.cuda_device.strip() != "0":
+        return _drv.Device(_config.device())
+    return _drv.Device(int(default))
+
+
+def bitlog2(n):
+    """``floor(log2(n))`` of a positive integer (PyCUDA's ``bitlog2``).
+
+    Raises
+    ------
+    ValueError
+        For ``n < 1``.
+    """
+    n = int(n)
+    if n < 1:
+        raise ValueError("bitlog2 needs a positive integer, got %d" % n)
+    return n.bit_length() - 1
 
 
 # ---------------------------------------------------------------------------

@@ -36,14 +36,16 @@ from . import _config, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, mem_pool_attribute
 from ._pycudatools import (  # noqa: F401 -- PyCUDA's tools names
-    make_default_context, DeviceData, OccupancyRecord, dtype_to_ctype,
+    make_default_context, get_default_device, bitlog2, DeviceData,
+    OccupancyRecord, dtype_to_ctype,
     get_or_register_dtype, register_dtype, mark_cuda_test,
     init_cuda_context_fixture)
 
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
            "PooledHostAllocation", "StreamOrderedMemoryPool", "bin_size",
            "default_pool", "context_dependent_memoize",
-           "clear_context_caches", "make_default_context", "DeviceData",
+           "clear_context_caches", "make_default_context",
+           "get_default_device", "bitlog2", "DeviceData",
            "OccupancyRecord", "dtype_to_ctype", "get_or_register_dtype",
            "register_dtype", "mark_cuda_test", "init_cuda_context_fixture"]
 

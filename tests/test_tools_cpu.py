@@ -304,6 +304,13 @@ def test_device_data_alignment_helpers_without_a_device():
         tools.DeviceData.make_valid_tex_channel_count(5)
 
 
+def test_bitlog2():
+    for n in (1, 2, 3, 4, 7, 8, 1023, 1024, 2 ** 40 + 1):
+        assert tools.bitlog2(n) == int(np.floor(np.log2(float(n)))), n
+    with pytest.raises(ValueError):
+        tools.bitlog2(0)
+
+
 def test_platform_bits():
     assert characterize.platform_bits() == 64
     assert set(characterize.__all__) >= {"platform_bits", "has_stack",

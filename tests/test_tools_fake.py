@@ -211,6 +211,10 @@ def test_make_default_context_and_pytest_helpers(fake_lib):
             pass
         assert drv.Context.get_current() is ctx
         assert fk["contexts_destroyed"] == destroyed + 3
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert tools.get_default_device() == drv.Device(0)
+        assert w and w[0].category is DeprecationWarning
         # another maker: the primary context (the autoinit one here)
         p = tools.make_default_context(lambda dev: dev.retain_primary_context())
         assert p.is_primary and p is ctx
