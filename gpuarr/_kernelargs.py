@@ -22,6 +22,7 @@ __all__ = ["VectorArg", "ScalarArg", "KernelArguments", "parse_c_arg",
            "is_c_contiguous", "check_device_array"]
 
 _PY_SCALARS = (bool, int, float, complex)
+_VOID = np.void
 
 
 class VectorArg:
@@ -177,19 +178,36 @@ def parse_c_arg(decl):
                              "gpuarr.tools.get_or_register_dtype first)"
                              % (name, tname)) from None
     check_name(name, "argument name")
-    if not pointer:
-        _check_scalar_dtype(dt, name)
     return (VectorArg if pointer else ScalarArg)(dt, name)
 
 
-def _check_scalar_dtype(dt, name):
-    """Refuse a struct passed by value (not supported by the launch code
-    that kernel builders use: pass a pointer to it instead)."""
-    if dt.kind == "V":
-        raise TypeError("argument %r: a struct (%s) passed by value is not "
-                        "supported by gpuarr's kernel builders; declare a "
-                        "pointer to it (%s *%s) and pass a one-element array"
-                        % (name, _dtypes.ctype(dt), _dtypes.ctype(dt), name))
+def _struct_value(x, dtype, name):
+    """A struct argument's value as a numpy scalar of ``dtype``: from one
+    of that dtype (scalar or 0-d array), a tuple of its fields, or bytes of
+    its size."""
+    if isinstance(x, (np.void, np.ndarray)):
+        if x.dtype != dtype or np.ndim(x) != 0:
+            raise TypeError("argument %r: a %s of dtype %s%s where %s was "
+                            "declared" % (name, type(x).__name__, x.dtype,
+                                          " and shape %s" % (x.shape,)
+                                          if np.ndim(x) else "",
+                                          _dtypes.ctype(dtype)))
+        return x[()] if isinstance(x, np.ndarray) else x
+    if isinstance(x, (bytes, bytearray)):
+        if len(x) != dtype.itemsize:
+            raise TypeError("argument %r: %d bytes for a %d-byte %s"
+                            % (name, len(x), dtype.itemsize,
+                               _dtypes.ctype(dtype)))
+        return np.frombuffer(bytes(x), dtype)[0]
+    if isinstance(x, tuple):
+        try:
+            return np.array(x, dtype)[()]
+        except (TypeError, ValueError) as exc:
+            raise TypeError("argument %r: cannot make a %s of %r: %s"
+                            % (name, _dtypes.ctype(dtype), x, exc)) from None
+    raise TypeError("argument %r: a %s (struct) takes a numpy struct scalar "
+                    "of its dtype, a tuple of its fields or bytes, not %s"
+                    % (name, _dtypes.ctype(dtype), type(x).__name__))
 
 
 def _struct_alignment(dtype):
@@ -218,10 +236,7 @@ def parse_arguments(arguments):
         for a in arguments:
             if isinstance(a, VectorArg):
                 check_name(a.name, "argument name")
-                if _dtypes.is_registered_struct(a.dtype):
-                    if isinstance(a, ScalarArg):
-                        _check_scalar_dtype(a.dtype, a.name)
-                else:
+                if not _dtypes.is_registered_struct(a.dtype):
                     _dtypes.check_supported(a.dtype)
                 args.append(a)
             elif isinstance(a, str):
@@ -269,6 +284,16 @@ def argument_decls(args):
             for a in args]
 
 
+def _char(arg):
+    """An argument's launch format: ``P`` for a pointer, the dtype's
+    character for a scalar, PyCUDA's ``"<n>s"`` for a struct by value."""
+    if not isinstance(arg, ScalarArg):
+        return "P"
+    if arg.dtype.kind == "V":
+        return "%ds" % arg.dtype.itemsize
+    return arg.dtype.char
+
+
 class KernelArguments:
     """The parsed C parameter list of a user kernel.
 
@@ -290,7 +315,7 @@ class KernelArguments:
         Positions of the pointer arguments.
     chars : str
         The launch format (``Function.prepare``): ``P`` per pointer, the
-        dtype's character per scalar.
+        dtype's character per scalar, ``"<n>s"`` per struct by value.
     """
 
     __slots__ = ("args", "kernel", "decl", "vector_index", "chars")
@@ -301,8 +326,7 @@ class KernelArguments:
         self.decl = argument_decls(self.args)
         self.vector_index = [k for k, a in enumerate(self.args)
                              if not isinstance(a, ScalarArg)]
-        self.chars = "".join(a.dtype.char if isinstance(a, ScalarArg) else "P"
-                             for a in self.args)
+        self.chars = "".join(_char(a) for a in self.args)
 
     def params(self, pointer):
         """``[(C type, name)]`` of the kernel's parameters, each pointer's
@@ -354,7 +378,9 @@ class KernelArguments:
         for (is_scalar, name, dtype, stype), x in zip(self.decl, values):
             t = type(x)
             if is_scalar:
-                if t is stype:
+                if stype is _VOID:      # a struct by value
+                    v = _struct_value(x, dtype, name)
+                elif t is stype:
                     v = x               # already the declared numpy type
                 elif t in _PY_SCALARS:
                     try:

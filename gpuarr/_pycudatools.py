@@ -345,8 +345,8 @@ def get_or_register_dtype(c_names, dtype=None):
     (PyCUDA's ``get_or_register_dtype``).
 
     A registered struct dtype may then be declared by name in user kernels'
-    argument lists (``"my_struct *p"``, as a pointer: gpuarr's kernel
-    builders pass no struct by value) and arrays of it created; the struct
+    argument lists (``"my_struct *p"`` for an array of them,
+    ``"my_struct s"`` for one by value) and arrays of it created; the struct
     itself is defined in the kernel's ``preamble``.
 
     Parameters

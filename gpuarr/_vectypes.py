@@ -5,7 +5,7 @@ Pure numpy.  Each of CUDA's built-in vector types (``vector_types.h``:
 ``z``, ``w`` of its scalar type, the size CUDA gives it, and is registered
 in :mod:`gpuarr._dtypes` under its C name, so that arrays of them can be
 passed to user kernels declared with ``float3 *p`` (``ElementwiseKernel``,
-``ReductionKernel``, ...) and :func:`gpuarr.tools.dtype_to_ctype` names
+``ReductionKernel``), values of them as ``float3 s``, and :func:`gpuarr.tools.dtype_to_ctype` names
 them.
 
 Alignment: CUDA aligns ``float4`` to 16 bytes, ``float2`` to 8, ``double2``

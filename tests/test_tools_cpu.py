@@ -185,8 +185,9 @@ def test_kernel_arguments_take_vector_type_pointers():
     assert isinstance(a, VectorArg) and not isinstance(a, ScalarArg)
     assert a.dtype == vec.float3 and a.declarator() == "float3 *pts"
     assert parse_c_arg("double2 v[]").dtype == vec.double2
-    with pytest.raises(TypeError, match="by value"):
-        parse_c_arg("float4 v")
+    by_value = parse_c_arg("const float4 v")
+    assert isinstance(by_value, ScalarArg) and by_value.dtype == vec.float4
+    assert by_value.declarator() == "float4 v"
     with pytest.raises(ValueError, match="unknown C type"):
         parse_c_arg("tt_never_registered *p")
     ka = KernelArguments("float3 *a, float4 *b, float s", "k")
@@ -205,11 +206,42 @@ def test_kernel_arguments_take_vector_type_pointers():
         ka.pack([FakeArray(vec.float3, (7,), ptr=(1 << 20) + 2), good[1], 1.0])
     with pytest.raises(TypeError, match="declared"):
         ka.pack([good[1], good[1], 1.0])
-    # VectorArg objects of registered structs are accepted, structs by value not
+    # VectorArg/ScalarArg objects of registered structs are accepted
     ElementwiseKernel([VectorArg(vec.float2, "p")], "p[i].x = 0")
-    with pytest.raises(TypeError, match="by value"):
-        ElementwiseKernel([ScalarArg(vec.float2, "s"), VectorArg(np.float32, "p")],
+    k = ElementwiseKernel([ScalarArg(vec.float2, "s"), VectorArg(np.float32, "p")],
                           "p[i] = s.x")
+    assert k._arguments.chars == "8sP"
+
+
+def test_struct_scalars_by_value_are_packed_from_scalars_tuples_bytes():
+    ka = KernelArguments("float3 s, double2 d, float *p", "k")
+    assert ka.chars == "12s16sP"
+    arr = FakeArray(np.float32, (5,))
+    want_s = vec.make_float3(1, 2, 3)[()]
+    for s in (want_s, vec.make_float3(1, 2, 3), (1, 2, 3),
+              np.array([1, 2, 3], np.float32).tobytes()):
+        vals, n = ka.pack([s, (0.5, -1.0), arr])
+        assert n == 5 and vals[2] == arr.ptr
+        assert type(vals[0]) is np.void and vals[0].dtype == vec.float3
+        assert vals[0].tobytes() == want_s.tobytes()
+        assert vals[1].tobytes() == np.array([0.5, -1.0]).tobytes()
+    bad = [vec.make_float4(1, 2, 3, 4), np.zeros(2, vec.float3), b"123",
+           (1, 2), 3.0, "xyz", arr]
+    for b in bad:
+        with pytest.raises(TypeError, match="'s'"):
+            ka.pack([b, (0.5, -1.0), arr])
+
+
+def test_prepare_types_take_pycudas_struct_format():
+    from gpuarr._argtypes import parse_arg_types
+    assert parse_arg_types("P12si") == [("P", 8), ("V", 12), ("i", 4)]
+    assert parse_arg_types(["P", "16s", vec.double2, vec.uchar3]) == \
+        [("P", 8), ("V", 16), ("V", 16), ("V", 3)]
+    for bad in ("3i", "0s", "P12", "12"):
+        with pytest.raises(ValueError):
+            parse_arg_types(bad)
+    with pytest.raises(TypeError):
+        parse_arg_types([np.dtype([("o", object)])])
 
 
 def test_user_struct_kernels_compile_under_nvrtc():
@@ -228,6 +260,11 @@ def test_user_struct_kernels_compile_under_nvrtc():
     assert k.args[0].dtype == dt
     for dense in (False, True):
         comp(k.get_source(dense=dense))
+    byval = ElementwiseKernel(
+        "tt_particle q, float3 s, float *out",
+        "out[i] = q.mass * s.x + q.pos.y", "tt_byval",
+        preamble="struct tt_particle { float3 pos; float mass; };")
+    comp(byval.get_source())
     from gpuarr.reduction import ReductionKernel
     r = ReductionKernel(np.float32, "0", "a+b", "p[i].x * p[i].y + q[i].w",
                         "float3 *p, float4 *q")

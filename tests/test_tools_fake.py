@@ -318,3 +318,39 @@ def test_arrays_of_vector_types_and_their_kernels(fake_lib):
             raise AssertionError("misaligned float4 accepted")
         assert fk["launches"] == launches
     """)
+
+
+def test_structs_by_value_are_packed_at_their_offsets(fake_lib):
+    check(fake_lib, """
+        import gpuarr.gpuarray as ga
+        vec = ga.vec
+        mod = drv.module_from_buffer(image("kernel k 8,12,16,4"))
+        f = mod.get_function("k")
+        buf = drv.mem_alloc(64)
+        s = vec.make_float3(1.5, -2, 3)[()]
+        d = vec.make_double2(0.25, 8)
+        f(buf, s, d[()], np.int32(7), block=(1, 1, 1))
+        want = expected_params([np.uint64(int(buf)), s.tobytes(), d.tobytes(),
+                                np.int32(7)])
+        assert fk.last_launch()["params"] == want
+        f.prepare("P12s16si")
+        for sv, dv in ((s, d), (s.tobytes(), d.tobytes()), (np.asarray(s), d)):
+            f.prepared_call((1, 1), (1, 1, 1), buf, sv, dv, 7)
+            assert fk.last_launch()["params"] == want
+        f.prepare([np.intp, vec.float3, vec.double2, np.int32])
+        f.prepared_call((1, 1), (1, 1, 1), buf, s, d, 7)
+        assert fk.last_launch()["params"] == want
+        launches = fk["launches"]
+        for bad in (b"123", 5, vec.make_float4(1, 2, 3, 4)):
+            try:
+                f.prepared_call((1, 1), (1, 1, 1), buf, bad, d, 7)
+            except TypeError as e:
+                assert "struct" in str(e), e
+            else:
+                raise AssertionError("accepted %r" % (bad,))
+        assert fk["launches"] == launches
+        # without parameter information: laid out at power-of-two alignment
+        nomod = drv.module_from_buffer(image("kernel n 8,12,4 noinfo"))
+        g = nomod.get_function("n").prepare("P12si")
+        assert g.param_info == [(0, 8), (8, 12), (20, 4)]
+    """)

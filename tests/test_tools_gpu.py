@@ -165,6 +165,26 @@ def test_reduction_kernel_over_vector_type_gpuarrays(context, n):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * n)
 
 
+@pytest.mark.parametrize("n", [1, 1001])
+def test_structs_by_value_in_an_elementwise_kernel(context, n):
+    rng = np.random.default_rng(n + 3)
+    s = vec.make_float3(*rng.standard_normal(3))
+    d = vec.make_double2(*rng.standard_normal(2))
+    x = rng.standard_normal(n).astype(np.float32)
+    k = ElementwiseKernel(
+        "float3 s, double2 d, float *x, float4 *out",
+        "out[i] = make_float4(s.x * x[i], s.y + x[i], s.z, (float)(d.x - d.y))",
+        "tg_byval")
+    out = ga.to_gpu(_poisoned_float4(n))
+    k(s, tuple(d[()]), ga.to_gpu(x), out)
+    got = out.get()
+    sv = s[()]
+    np.testing.assert_allclose(got["x"], sv["x"] * x, rtol=1e-6)
+    np.testing.assert_allclose(got["y"], sv["y"] + x, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(got["z"], np.full(n, sv["z"], np.float32))
+    np.testing.assert_allclose(got["w"], np.float32(d["x"] - d["y"]), rtol=1e-6)
+
+
 def test_misaligned_float4_array_is_refused_before_launch(context):
     k = ElementwiseKernel("float4 *p", "p[i].x = 1.0f", "tg_misaligned")
     base = ga.to_gpu(np.arange(1 + 4 * 8, dtype=np.float32))
