@@ -34,15 +34,24 @@ class VectorArg:
     ----------
     dtype : dtype-like
     name : str
+    c_type : str, optional
+        The C type name to declare it with (the name a struct was declared
+        by, e.g. ``longlong2`` for the dtype also named ``long2``); default
+        the dtype's own (:func:`gpuarr._dtypes.ctype`).
     """
 
-    def __init__(self, dtype, name):
+    def __init__(self, dtype, name, c_type=None):
         self.dtype = np.dtype(dtype)
         self.name = name
+        self.c_type = c_type
+
+    def ctype(self):
+        """The C type of the parameter's elements."""
+        return self.c_type or _dtypes.ctype(self.dtype)
 
     def declarator(self):
         """The C declaration of the parameter."""
-        return "%s *%s" % (_dtypes.ctype(self.dtype), self.name)
+        return "%s *%s" % (self.ctype(), self.name)
 
     def __repr__(self):
         return "VectorArg(%s, %r)" % (self.dtype, self.name)
@@ -59,7 +68,7 @@ class ScalarArg(VectorArg):
     """A scalar (by value) argument of a user kernel."""
 
     def declarator(self):
-        return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
+        return "%s %s" % (self.ctype(), self.name)
 
     def __repr__(self):
         return "ScalarArg(%s, %r)" % (self.dtype, self.name)
@@ -167,6 +176,7 @@ def parse_c_arg(decl):
     tname = re.sub(r"\s*>", ">", tname)
     if not tname:
         raise ValueError("argument %r has no type" % name)
+    c_type = None
     try:
         dt = np.dtype(_TYPE_NAMES[tname])
     except KeyError:
@@ -177,8 +187,12 @@ def parse_c_arg(decl):
             raise ValueError("argument %r: unknown C type %r (a struct needs "
                              "gpuarr.tools.get_or_register_dtype first)"
                              % (name, tname)) from None
+        if dt.kind == "V":
+            # structs of one layout under two names (long2, longlong2) are
+            # distinct C++ types: declare it as the user did
+            c_type = tname
     check_name(name, "argument name")
-    return (VectorArg if pointer else ScalarArg)(dt, name)
+    return (VectorArg if pointer else ScalarArg)(dt, name, c_type)
 
 
 def _struct_value(x, dtype, name):
@@ -333,7 +347,7 @@ class KernelArguments:
         type followed by ``pointer`` (``" *"``, ``" *__restrict__"``)."""
         out = []
         for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
+            ct = a.ctype()
             if isinstance(a, ScalarArg):
                 out.append((ct, a.name))
             else:

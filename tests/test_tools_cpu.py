@@ -213,6 +213,22 @@ def test_kernel_arguments_take_vector_type_pointers():
     assert k._arguments.chars == "8sP"
 
 
+def test_struct_arguments_keep_the_declared_type_name():
+    comp = kernel_compiler()
+    # long2 and longlong2 are one dtype but two C++ types
+    a = parse_c_arg("longlong2 *p")
+    assert a.dtype == vec.long2 and a.declarator() == "longlong2 *p"
+    assert parse_c_arg("ulong3 s").declarator() == "ulong3 s"
+    assert parse_c_arg("long long *q").declarator() == "long long *q"
+    k = ElementwiseKernel("longlong2 *p, long2 *q, ulonglong2 s",
+                          "p[i] = make_longlong2(q[i].x + s.x, q[i].y)",
+                          "tt_names")
+    assert k._arguments.params(" *")[:2] == [("longlong2 *", "p"),
+                                            ("long2 *", "q")]
+    if comp is not None:
+        comp(k.get_source())
+
+
 def test_struct_scalars_by_value_are_packed_from_scalars_tuples_bytes():
     ka = KernelArguments("float3 s, double2 d, float *p", "k")
     assert ka.chars == "12s16sP"
