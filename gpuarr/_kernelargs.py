@@ -415,7 +415,7 @@ class KernelArguments:
             if x.dtype != dtype:
                 raise TypeError("argument %r: array of dtype %s where %s was "
                                 "declared" % (name, x.dtype, dtype))
-            if dtype.kind == "V":
+            if stype is _VOID:          # an array of structs
                 align = _struct_alignment(dtype)
                 if x.ptr % align:
                     raise ValueError(
