@@ -217,9 +217,10 @@ cdef class Context:
         it (PyCUDA's ``Context.attach``).
 
         Each ``attach()`` is given back by one :meth:`detach` of the
-        returned context (``cuCtxDetach``); the object stays valid while
-        another hold (an earlier ``attach``, ``retain_primary_context`` or
-        ``make_context``) remains.  ``cuCtxAttach`` is deprecated since
+        returned context (``cuCtxDetach``), which does nothing else: the
+        object stays as valid as it was before the ``attach`` (a later
+        ``detach()`` releases the hold it was made with, if any).
+        ``cuCtxAttach`` is deprecated since
         CUDA 4.0: :meth:`get_current` gives the current context without a
         hold, and ``Device(n).retain_primary_context()`` a held one.
 
@@ -331,12 +332,12 @@ cdef class Context:
         cdef CUcontext cur = NULL
         if not self.valid:
             return
-        key = <uintptr_t>self.ctx
-        if key in _attached:
-            # Give back one Context.attach hold; others keep this valid.
+        if <uintptr_t>self.ctx in _attached:
+            # Give back one Context.attach hold, and only that: the object
+            # stays valid (its other hold, or none for a context someone
+            # else made current, is as it was before the attach).
             _give_back_attach(self.ctx)
-            if self.owned or key in _attached:
-                return
+            return
         for hook in list(_detach_hooks):
             try:
                 hook(self)

@@ -99,6 +99,25 @@ def test_attach_on_a_context_without_other_holds(fake_lib):
         gc.collect()                     # the wrapper dies: holds given back
         assert attached_before == 1
         assert fk.lib.fake_attach_count(h) == 0
+        # a context someone else made current (gpuarr holds nothing on it):
+        # attach + detach leave its object valid, and memory made in it
+        # is freed in it without a warning
+        raw = ctypes.c_void_p()
+        assert fk.lib.cuCtxCreate_v2(ctypes.byref(raw), 0, 0) == 0
+        theirs = drv.Context.get_current()
+        assert theirs.handle == raw.value and not theirs.is_primary
+        mine = drv.Context.attach()
+        assert mine is theirs and attached(theirs) == 1
+        buf = drv.mem_alloc(128)
+        mine.detach()
+        assert attached(theirs) == 0
+        assert drv.Context.get_current() is theirs
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            frees = fk["mem_free_calls"]
+            del buf
+            gc.collect()
+            assert fk["mem_free_calls"] == frees + 1
     """), autoinit=False)
 
 
