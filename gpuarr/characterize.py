@@ -51,7 +51,6 @@ def has_double_support():
     return _cc() >= (1, 3)
 
 
-@tools.context_dependent_memoize
 def sizeof(type_name, preamble=""):
     """``sizeof(type_name)`` as the device compiler sees it, in bytes.
 
@@ -84,6 +83,11 @@ def sizeof(type_name, preamble=""):
                         % (type_name,))
     if not isinstance(preamble, str):
         raise TypeError("preamble must be a str, not %r" % (preamble,))
+    return _sizeof(type_name, preamble)
+
+
+@tools.context_dependent_memoize
+def _sizeof(type_name, preamble):
     source = kernels.render("sizeof.cu.mako", preamble=preamble,
                             type_name=type_name)
     mod = compiler.SourceModule(source, no_extern_c=True)

@@ -364,7 +364,26 @@ def test_bitlog2():
         tools.bitlog2(0)
 
 
+def test_sizeof_kernel_compiles_under_nvrtc():
+    from gpuarr import kernels
+    comp = kernel_compiler()
+    if comp is None:
+        pytest.skip("no CUDA compiler (NVRTC or nvcc)")
+    for type_name, preamble in [("float3", ""), ("struct tt_s", "struct tt_s "
+                                "{ char c; double d; };"), ("void *", "")]:
+        src = kernels.render("sizeof.cu.mako", preamble=preamble,
+                             type_name=type_name)
+        assert "write_size" in src and type_name in src
+        comp(src)
+    with pytest.raises(TypeError):
+        characterize.sizeof("")
+    with pytest.raises(TypeError):
+        characterize.sizeof("int", preamble=None)
+
+
 def test_platform_bits():
+    import gpuarr
+    assert gpuarr.characterize is characterize
     assert characterize.platform_bits() == 64
     assert set(characterize.__all__) >= {"platform_bits", "has_stack",
                                          "has_double_support", "sizeof"}
