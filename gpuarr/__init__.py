@@ -64,6 +64,7 @@ del _mod, _names, _n
 #: import statement; ``autoinit`` is not among them (it has side effects)
 _SUBMODULES = frozenset((
     "driver", "compiler", "gpuarray", "cumath", "tools", "elementwise",
+    "characterize",
     "reduction", "reductions", "scan", "cumulative", "linalg", "random",
     "curandom"))
 

@@ -4,6 +4,11 @@ Pure Python (layer 0). PyCUDA's ``prepare`` takes either a string of
 :mod:`struct` format characters (``"PPi"``) or an iterable whose items are
 such characters or numpy dtypes. Each is reduced here to a kind and a size
 in bytes, which the launch code packs without further interpretation.
+
+A struct passed by value is PyCUDA's ``"<n>s"`` (``n`` bytes, e.g.
+``"P12s"`` for a pointer and a ``float3``) or a structured dtype; its value
+at launch is a numpy struct scalar (``numpy.void``), a 0-d array or bytes
+of that size.
 """
 
 import numpy as np
@@ -28,7 +33,34 @@ def _dtype_kind(dt):
     dt = np.dtype(dt)
     if dt.kind in "iufc" or dt.kind == "b":
         return (dt.kind, dt.itemsize)
+    if dt.kind == "V" and dt.itemsize and not dt.hasobject:
+        return ("V", dt.itemsize)
     raise TypeError("cannot pass arguments of dtype %s to a kernel" % dt)
+
+
+class _Struct(int):
+    """An ``"<n>s"`` item of a format string: a struct of n bytes."""
+
+
+def _split_struct_tokens(s, spec):
+    """The items of a format string: single characters, and ``"<n>s"``
+    (a struct of n bytes) as :class:`_Struct`."""
+    items, k = [], 0
+    while k < len(s):
+        if s[k].isdigit():
+            j = k
+            while j < len(s) and s[j].isdigit():
+                j += 1
+            if j == len(s) or s[j] != "s" or int(s[k:j]) == 0:
+                raise ValueError("repeat counts are not supported in argument "
+                                 "types (only PyCUDA's '<n>s' struct): %r"
+                                 % spec)
+            items.append(_Struct(int(s[k:j])))
+            k = j + 1
+        else:
+            items.append(s[k])
+            k += 1
+    return items
 
 
 def parse_arg_types(arg_types):
@@ -46,15 +78,16 @@ def parse_arg_types(arg_types):
     -------
     list of (str, int)
         Per argument: kind (``'P'`` pointer, ``'i'`` signed, ``'u'``
-        unsigned, ``'f'`` float, ``'c'`` complex, ``'b'`` bool) and size in
-        bytes.
+        unsigned, ``'f'`` float, ``'c'`` complex, ``'b'`` bool, ``'V'`` a
+        struct by value) and size in bytes.
 
     Raises
     ------
     TypeError
         For an unknown format character or an unsupported dtype.
     ValueError
-        For a byte order other than native, or a repeat count.
+        For a byte order other than native, or a repeat count (a digit not
+        part of ``"<n>s"``).
     """
     if isinstance(arg_types, str):
         s = "".join(arg_types.split())
@@ -62,14 +95,17 @@ def parse_arg_types(arg_types):
             s = s[1:]
         elif s[:1] in ">!":
             raise ValueError("kernel arguments use the device's (little-endian) byte order, got %r" % arg_types)
-        items = list(s)
-        if any(c.isdigit() for c in items):
-            raise ValueError("repeat counts are not supported in argument types: %r" % arg_types)
+        items = _split_struct_tokens(s, arg_types)
     else:
         items = list(arg_types)
     out = []
     for pos, item in enumerate(items):
-        if isinstance(item, str) and len(item) == 1:
+        if type(item) is _Struct:
+            out.append(("V", int(item)))
+        elif isinstance(item, str) and len(item) > 1 and item[-1] == "s" \
+                and item[:-1].isdigit() and int(item[:-1]):
+            out.append(("V", int(item[:-1])))
+        elif isinstance(item, str) and len(item) == 1:
             try:
                 out.append(_CHAR_KINDS[item])
             except KeyError:

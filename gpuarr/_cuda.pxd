@@ -64,6 +64,11 @@ ctypedef struct DriverAPI:
     CUresult (*cuCtxGetCacheConfig)(int*) noexcept nogil
     CUresult (*cuCtxSetCacheConfig)(int) noexcept nogil
     CUresult (*cuCtxGetApiVersion)(CUcontext, unsigned int*) noexcept nogil
+    # PyCUDA-compatibility context calls (Context.attach,
+    # Context.get_stream_priority_range); optional: NULL when not exported.
+    CUresult (*cuCtxGetStreamPriorityRange)(int*, int*) noexcept nogil
+    CUresult (*cuCtxAttach)(CUcontext*, unsigned int) noexcept nogil
+    CUresult (*cuCtxDetach)(CUcontext) noexcept nogil
     CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) noexcept nogil
     CUresult (*cuMemFree)(CUdeviceptr) noexcept nogil
     CUresult (*cuMemGetInfo)(size_t*, size_t*) noexcept nogil

@@ -145,6 +145,49 @@ def _ctx_synchronize(Context self=None):
     check(r2, "cuCtxPopCurrent_v2")
 
 
+def _ctx_get_api_version(Context self=None):
+    """The API version of this context (``cuCtxGetApiVersion``), an int
+    such as 3020; on the class, of the current context.
+
+    Raises
+    ------
+    InvalidContextError
+        For a detached context, or on the class with no current context.
+    """
+    cdef unsigned int v = 0
+    if self is None:
+        self = _current_context()
+    if not self.valid:
+        raise _errors.InvalidContextError("the context was detached")
+    check(api.cuCtxGetApiVersion(self.ctx, &v), "cuCtxGetApiVersion")
+    return v
+
+
+# Holds taken with Context.attach (cuCtxAttach) and not yet given back, per
+# context handle; each detach() of that context gives one back (cuCtxDetach).
+_attached = {}
+
+
+cdef int _give_back_attach(CUcontext c) except -1:
+    """cuCtxDetach once for ``c`` (pushed for the call if not current:
+    the driver wants it current)."""
+    cdef CUresult r, r2 = CUDA_SUCCESS
+    cdef bint pushed = False
+    key = <uintptr_t>c
+    n = _attached.get(key, 0)
+    if n <= 1:
+        _attached.pop(key, None)
+    else:
+        _attached[key] = n - 1
+    r = _push_if_needed(c, &pushed)
+    if r == CUDA_SUCCESS:
+        r = api.cuCtxDetach(c)
+        r2 = _pop_if_pushed(pushed)
+    check(r, "cuCtxDetach")
+    check(r2, "cuCtxPopCurrent_v2")
+    return 0
+
+
 def _ctx_get_device(Context self=None):
     """The :class:`Device` of this context (of the current one, on the class)."""
     if self is None:
@@ -166,6 +209,77 @@ cdef class Context:
 
     synchronize = _ContextMethod(_ctx_synchronize)
     get_device = _ContextMethod(_ctx_get_device)
+    get_api_version = _ContextMethod(_ctx_get_api_version)
+
+    @staticmethod
+    def attach(unsigned int flags=0):
+        """Take a hold on the current context (``cuCtxAttach``) and return
+        it (PyCUDA's ``Context.attach``).
+
+        Each ``attach()`` is given back by one :meth:`detach` of the
+        returned context (``cuCtxDetach``), which does nothing else: the
+        object stays as valid as it was before the ``attach`` (a later
+        ``detach()`` releases the hold it was made with, if any).
+        ``cuCtxAttach`` is deprecated since
+        CUDA 4.0: :meth:`get_current` gives the current context without a
+        hold, and ``Device(n).retain_primary_context()`` a held one.
+
+        Parameters
+        ----------
+        flags : int
+            Must be 0 (the driver's rule).
+
+        Returns
+        -------
+        Context
+
+        Raises
+        ------
+        InvalidContextError
+            When no context is current.
+        NotSupportedError
+            When the driver no longer exports ``cuCtxAttach`` (the message
+            says what to use instead).
+        LogicError
+            For ``flags`` other than 0 (``CUDA_ERROR_INVALID_VALUE``).
+        """
+        cdef CUcontext c = NULL
+        _ensure()
+        if api.cuCtxAttach == NULL or api.cuCtxDetach == NULL:
+            raise _errors.NotSupportedError(
+                "Context.attach: this CUDA driver does not export cuCtxAttach "
+                "(deprecated since CUDA 4.0); use Context.get_current() for "
+                "the current context, or Device(n).retain_primary_context() "
+                "and .push() to hold and activate the device's primary context")
+        _current_context()
+        check(api.cuCtxAttach(&c, flags), "cuCtxAttach")
+        ctx = _wrap_current(c)
+        key = <uintptr_t>c
+        _attached[key] = _attached.get(key, 0) + 1
+        return ctx
+
+    @staticmethod
+    def get_stream_priority_range():
+        """``(least, greatest)`` stream priorities of the current context
+        (``cuCtxGetStreamPriorityRange``; lower numbers are higher
+        priorities, so ``greatest <= least``; ``(0, 0)`` where the device
+        has no priorities).
+
+        Raises
+        ------
+        InvalidContextError
+            When no context is current.
+        NotSupportedError
+            When the driver lacks ``cuCtxGetStreamPriorityRange``.
+        """
+        cdef int least = 0, greatest = 0
+        _current_context()
+        if api.cuCtxGetStreamPriorityRange == NULL:
+            raise _errors.NotSupportedError(
+                "this driver has no cuCtxGetStreamPriorityRange")
+        check(api.cuCtxGetStreamPriorityRange(&least, &greatest),
+              "cuCtxGetStreamPriorityRange")
+        return (least, greatest)
 
     @property
     def handle(self):
@@ -217,6 +331,12 @@ cdef class Context:
         global _last
         cdef CUcontext cur = NULL
         if not self.valid:
+            return
+        if <uintptr_t>self.ctx in _attached:
+            # Give back one Context.attach hold, and only that: the object
+            # stays valid (its other hold, or none for a context someone
+            # else made current, is as it was before the attach).
+            _give_back_attach(self.ctx)
             return
         for hook in list(_detach_hooks):
             try:
@@ -281,6 +401,12 @@ cdef class Context:
 
     def __dealloc__(self):
         cdef CUcontext cur = NULL
+        if self.valid and not _finalizing and _loaded and _attached:
+            try:
+                while <uintptr_t>self.ctx in _attached:
+                    _give_back_attach(self.ctx)
+            except BaseException:
+                _attached.pop(<uintptr_t>self.ctx, None)
         if not self.owned or not self.valid or _finalizing or not _loaded:
             return
         self.valid = False

@@ -117,6 +117,22 @@ cdef int _dims3(object t, unsigned int* out, str what) except -1:
     return 0
 
 
+cdef bytes _struct_bytes(object arg, size_t size, str what):
+    """The bytes of a struct parameter (prepared kind 'V'): a numpy struct
+    scalar or array of ``size`` bytes, or bytes-like of that length."""
+    if isinstance(arg, (bytes, bytearray, memoryview)):
+        raw = bytes(arg)
+    elif isinstance(arg, (np.void, np.ndarray)):
+        raw = arg.tobytes()
+    else:
+        raise TypeError("%s: a %d-byte struct parameter takes a numpy struct "
+                        "scalar or bytes, not %s" % (what, size, type(arg).__name__))
+    if <size_t>len(raw) != size:
+        raise TypeError("%s: a %d-byte struct parameter, got %d bytes"
+                        % (what, size, len(raw)))
+    return raw
+
+
 cdef class Function:
     """A kernel of a :class:`Module` (``CUfunction``).
 
@@ -333,7 +349,13 @@ cdef class Function:
             sizes = []
             off = 0
             for kind, size in kinds:
-                off = (off + size - 1) // size * size if size <= 8 else (off + 7) // 8 * 8
+                if kind == "V":
+                    # a struct: the largest power of two dividing its size
+                    # (at most 16), a guess where the driver cannot say
+                    align = min(size & -size, 16)
+                    off = (off + align - 1) // align * align
+                else:
+                    off = (off + size - 1) // size * size if size <= 8 else (off + 7) // 8 * 8
                 offs.append(off)
                 sizes.append(size)
                 off += size
@@ -413,6 +435,9 @@ cdef class Function:
                         memcpy(dst, <const char*>raw, 2)
                 elif kind == b'c':
                     raw = np.asarray(arg, dtype=np.complex64 if size == 8 else np.complex128).tobytes()
+                    memcpy(dst, <const char*>raw, size)
+                elif kind == b'V':
+                    raw = _struct_bytes(arg, size, self._argname(k))
                     memcpy(dst, <const char*>raw, size)
                 else:
                     dst[0] = 1 if arg else 0

@@ -43,6 +43,11 @@ cdef int _resolve() except -1:
     (<void**>&api.cuCtxGetCacheConfig)[0] = _get(b"cuCtxGetCacheConfig", missing)
     (<void**>&api.cuCtxSetCacheConfig)[0] = _get(b"cuCtxSetCacheConfig", missing)
     (<void**>&api.cuCtxGetApiVersion)[0] = _get(b"cuCtxGetApiVersion", missing)
+    # PyCUDA-compatibility context calls; optional (cuCtxAttach and
+    # cuCtxDetach are deprecated and may leave the driver).
+    (<void**>&api.cuCtxGetStreamPriorityRange)[0] = _get(b"cuCtxGetStreamPriorityRange", None)
+    (<void**>&api.cuCtxAttach)[0] = _get(b"cuCtxAttach", None)
+    (<void**>&api.cuCtxDetach)[0] = _get(b"cuCtxDetach", None)
     (<void**>&api.cuMemAlloc)[0] = _get(b"cuMemAlloc_v2", missing)
     (<void**>&api.cuMemFree)[0] = _get(b"cuMemFree_v2", missing)
     (<void**>&api.cuMemGetInfo)[0] = _get(b"cuMemGetInfo_v2", missing)

@@ -16,6 +16,8 @@ __all__ = [
     "SUPPORTED", "ctype", "reg_ctype", "is_supported", "check_supported",
     "canonical", "resolve_ufunc", "result_type", "check_scalar",
     "scalar_token", "int_bounds", "convert_scalar",
+    "get_or_register", "registered_dtype", "registered_name",
+    "is_registered_struct",
 ]
 
 #: The dtypes gpuarr's kernels support.
@@ -113,7 +115,14 @@ def canonical(dtype):
         return _CANONICAL[dtype]
     except (KeyError, TypeError):
         pass
-    dt = check_supported(dtype)
+    try:
+        dt = check_supported(dtype)
+    except TypeError:
+        # Arrays may also hold registered structs (float3, a user's
+        # struct) for user kernels; numpy's operations refuse them.
+        dt = np.dtype(dtype)
+        if not is_registered_struct(dt):
+            raise
     try:
         if len(_CANONICAL) < 4096:
             _CANONICAL[dtype] = dt
@@ -133,13 +142,18 @@ def ctype(dtype):
     -------
     str
         For example ``"float"``, ``"unsigned char"``, ``"ga_half"`` or
-        ``"ga_complex<double>"``.
+        ``"ga_complex<double>"``; for a structured dtype registered with
+        :func:`get_or_register` (``float3``, a user's struct), its first
+        registered name.
     """
     dt = np.dtype(dtype)
     try:
         return _CTYPE_BY_DT[dt]
     except KeyError:
-        raise TypeError("gpuarr does not support dtype %s" % (dt,)) from None
+        pass
+    if dt.kind == "V" and dt in _DT_TO_NAME:
+        return _DT_TO_NAME[dt]
+    raise TypeError("gpuarr does not support dtype %s" % (dt,))
 
 
 def reg_ctype(dtype):
@@ -340,4 +354,125 @@ def convert_scalar(value, dtype):
         return dtype.type(value)
     with np.errstate(all="ignore"):
         return np.asarray(value).astype(dtype, casting="unsafe")[()]
+
+
+# ---------------------------------------------------------------------------
+# C type names of user kernels' dtypes (PyCUDA's dtype registry)
+
+_NAME_TO_DT = {}    # C type name -> numpy.dtype
+_DT_TO_NAME = {}    # numpy.dtype -> the first C name registered for it
+
+
+def get_or_register(c_names, dtype=None):
+    """Look up, or register, the dtype of C type names (PyCUDA's
+    ``get_or_register_dtype``).
+
+    The table starts with PyCUDA's names of C's types on 64-bit Linux
+    (``"long"`` is int64, ``"short"`` int16, ``"pycuda::complex<float>"``
+    complex64, ...; see :mod:`gpuarr.tools`) and gpuarr's vector types
+    (``float3``, ...); the kernel builders read it to parse user kernels'
+    argument lists and to name a registered struct's C type.
+
+    Parameters
+    ----------
+    c_names : str or sequence of str
+        C type names; the first one is the dtype's name from then on, if the
+        dtype had none.
+    dtype : dtype-like, optional
+        None: look the names up (all must name one dtype).  Else register
+        every name not yet known for this dtype.
+
+    Returns
+    -------
+    numpy.dtype
+        The registered dtype (the object registered first, for an equal
+        dtype registered again).
+
+    Raises
+    ------
+    KeyError
+        Looking up a name that is not registered.
+    ValueError
+        Looking up names of different dtypes.
+    RuntimeError
+        Registering a name already registered to a different dtype (as
+        PyCUDA raises); nothing is registered then.
+    TypeError
+        For an empty list of names or a name that is not a str.
+    """
+    if isinstance(c_names, str):
+        c_names = [c_names]
+    names = [" ".join(n.split()) if isinstance(n, str) else n for n in c_names]
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise TypeError("c_names must be a non-empty str or a sequence of "
+                        "non-empty str, got %r" % (c_names,))
+    if dtype is None:
+        found = [_NAME_TO_DT[n] for n in names]
+        if any(dt != found[0] for dt in found):
+            raise ValueError("the names %r are registered to different "
+                             "dtypes" % (names,))
+        return found[0]
+    dt = np.dtype(dtype)
+    if dt.hasobject:
+        raise TypeError("dtype %s holds Python objects: it has no C type"
+                        % (dt,))
+    for n in names:
+        old = _NAME_TO_DT.get(n)
+        if old is not None and old != dt:
+            raise RuntimeError("name '%s' already registered to a different "
+                               "dtype (%s, not %s)" % (n, old, dt))
+    first = _DT_TO_NAME.get(dt)
+    if first is None:
+        _DT_TO_NAME[dt] = names[0]
+    else:
+        dt = _NAME_TO_DT[first]
+    for n in names:
+        _NAME_TO_DT.setdefault(n, dt)
+    _CANONICAL.clear()
+    return dt
+
+
+def registered_dtype(c_name):
+    """The dtype registered for the C type name ``c_name`` (spaces
+    normalized), or None."""
+    return _NAME_TO_DT.get(" ".join(c_name.split()))
+
+
+def registered_name(dtype):
+    """The first C name registered for ``dtype``, or None."""
+    return _DT_TO_NAME.get(np.dtype(dtype))
+
+
+def is_registered_struct(dtype):
+    """Whether ``dtype`` is a structured (void) dtype registered with
+    :func:`get_or_register`: arrays and user kernels may hold it."""
+    return dtype.kind == "V" and dtype in _DT_TO_NAME
+
+
+def _register_c_types():
+    # PyCUDA's C names (pycuda.compyte.dtypes on 64-bit Linux).
+    table = [
+        (["bool"], np.bool_),
+        (["signed char", "char"], np.int8),
+        (["unsigned char"], np.uint8),
+        (["short", "signed short", "signed short int", "short signed int"],
+         np.int16),
+        (["unsigned short", "unsigned short int", "short unsigned int"],
+         np.uint16),
+        (["int", "signed int"], np.int32),
+        (["unsigned", "unsigned int"], np.uint32),
+        (["long", "long int", "signed long int", "long signed int"],
+         np.int64),
+        (["unsigned long", "unsigned long int", "long unsigned int"],
+         np.uint64),
+        (["float"], np.float32),
+        (["double"], np.float64),
+        (["pycuda::complex<float>"], np.complex64),
+        (["pycuda::complex<double>"], np.complex128),
+    ]
+    for names, dt in table:
+        get_or_register(names, dt)
+
+
+_register_c_types()
 

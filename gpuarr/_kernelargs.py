@@ -15,13 +15,14 @@ import re
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _vectypes
 
 __all__ = ["VectorArg", "ScalarArg", "KernelArguments", "parse_c_arg",
            "parse_arguments", "argument_decls", "check_name", "is_identifier",
            "is_c_contiguous", "check_device_array"]
 
 _PY_SCALARS = (bool, int, float, complex)
+_VOID = np.void
 
 
 class VectorArg:
@@ -33,15 +34,24 @@ class VectorArg:
     ----------
     dtype : dtype-like
     name : str
+    c_type : str, optional
+        The C type name to declare it with (the name a struct was declared
+        by, e.g. ``longlong2`` for the dtype also named ``long2``); default
+        the dtype's own (:func:`gpuarr._dtypes.ctype`).
     """
 
-    def __init__(self, dtype, name):
+    def __init__(self, dtype, name, c_type=None):
         self.dtype = np.dtype(dtype)
         self.name = name
+        self.c_type = c_type
+
+    def ctype(self):
+        """The C type of the parameter's elements."""
+        return self.c_type or _dtypes.ctype(self.dtype)
 
     def declarator(self):
         """The C declaration of the parameter."""
-        return "%s *%s" % (_dtypes.ctype(self.dtype), self.name)
+        return "%s *%s" % (self.ctype(), self.name)
 
     def __repr__(self):
         return "VectorArg(%s, %r)" % (self.dtype, self.name)
@@ -58,7 +68,7 @@ class ScalarArg(VectorArg):
     """A scalar (by value) argument of a user kernel."""
 
     def declarator(self):
-        return "%s %s" % (_dtypes.ctype(self.dtype), self.name)
+        return "%s %s" % (self.ctype(), self.name)
 
     def __repr__(self):
         return "ScalarArg(%s, %r)" % (self.dtype, self.name)
@@ -166,12 +176,61 @@ def parse_c_arg(decl):
     tname = re.sub(r"\s*>", ">", tname)
     if not tname:
         raise ValueError("argument %r has no type" % name)
+    c_type = None
     try:
         dt = np.dtype(_TYPE_NAMES[tname])
     except KeyError:
-        raise ValueError("argument %r: unknown C type %r" % (name, tname)) from None
+        # CUDA's vector types and the names given to
+        # gpuarr.tools.get_or_register_dtype (a user's struct)
+        dt = _dtypes.registered_dtype(tname)
+        if dt is None:
+            raise ValueError("argument %r: unknown C type %r (a struct needs "
+                             "gpuarr.tools.get_or_register_dtype first)"
+                             % (name, tname)) from None
+        if dt.kind == "V":
+            # structs of one layout under two names (long2, longlong2) are
+            # distinct C++ types: declare it as the user did
+            c_type = tname
     check_name(name, "argument name")
-    return (VectorArg if pointer else ScalarArg)(dt, name)
+    return (VectorArg if pointer else ScalarArg)(dt, name, c_type)
+
+
+def _struct_value(x, dtype, name):
+    """A struct argument's value as a numpy scalar of ``dtype``: from one
+    of that dtype (scalar or 0-d array), a tuple of its fields, or bytes of
+    its size."""
+    if isinstance(x, (np.void, np.ndarray)):
+        if x.dtype != dtype or np.ndim(x) != 0:
+            raise TypeError("argument %r: a %s of dtype %s%s where %s was "
+                            "declared" % (name, type(x).__name__, x.dtype,
+                                          " and shape %s" % (x.shape,)
+                                          if np.ndim(x) else "",
+                                          _dtypes.ctype(dtype)))
+        return x[()] if isinstance(x, np.ndarray) else x
+    if isinstance(x, (bytes, bytearray)):
+        if len(x) != dtype.itemsize:
+            raise TypeError("argument %r: %d bytes for a %d-byte %s"
+                            % (name, len(x), dtype.itemsize,
+                               _dtypes.ctype(dtype)))
+        return np.frombuffer(bytes(x), dtype)[0]
+    if isinstance(x, tuple):
+        try:
+            return np.array(x, dtype)[()]
+        except (TypeError, ValueError) as exc:
+            raise TypeError("argument %r: cannot make a %s of %r: %s"
+                            % (name, _dtypes.ctype(dtype), x, exc)) from None
+    raise TypeError("argument %r: a %s (struct) takes a numpy struct scalar "
+                    "of its dtype, a tuple of its fields or bytes, not %s"
+                    % (name, _dtypes.ctype(dtype), type(x).__name__))
+
+
+def _struct_alignment(dtype):
+    """The alignment in bytes CUDA needs for an array of a registered
+    struct dtype: CUDA's for its vector types, numpy's otherwise."""
+    try:
+        return _vectypes.cuda_alignment(dtype)
+    except KeyError:
+        return max(dtype.alignment, 1)
 
 
 def parse_arguments(arguments, family="ElementwiseKernel"):
@@ -193,7 +252,8 @@ def parse_arguments(arguments, family="ElementwiseKernel"):
         for a in arguments:
             if isinstance(a, VectorArg):
                 check_name(a.name, "argument name")
-                _dtypes.check_supported(a.dtype)
+                if not _dtypes.is_registered_struct(a.dtype):
+                    _dtypes.check_supported(a.dtype)
                 args.append(a)
             elif isinstance(a, str):
                 args.append(parse_c_arg(a))
@@ -239,6 +299,16 @@ def argument_decls(args):
             for a in args]
 
 
+def _char(arg):
+    """An argument's launch format: ``P`` for a pointer, the dtype's
+    character for a scalar, PyCUDA's ``"<n>s"`` for a struct by value."""
+    if not isinstance(arg, ScalarArg):
+        return "P"
+    if arg.dtype.kind == "V":
+        return "%ds" % arg.dtype.itemsize
+    return arg.dtype.char
+
+
 class KernelArguments:
     """The parsed C parameter list of a user kernel.
 
@@ -263,7 +333,7 @@ class KernelArguments:
         Positions of the pointer arguments.
     chars : str
         The launch format (``Function.prepare``): ``P`` per pointer, the
-        dtype's character per scalar.
+        dtype's character per scalar, ``"<n>s"`` per struct by value.
     """
 
     __slots__ = ("args", "kernel", "family", "decl", "vector_index", "chars")
@@ -275,15 +345,14 @@ class KernelArguments:
         self.decl = argument_decls(self.args)
         self.vector_index = [k for k, a in enumerate(self.args)
                              if not isinstance(a, ScalarArg)]
-        self.chars = "".join(a.dtype.char if isinstance(a, ScalarArg) else "P"
-                             for a in self.args)
+        self.chars = "".join(_char(a) for a in self.args)
 
     def params(self, pointer):
         """``[(C type, name)]`` of the kernel's parameters, each pointer's
         type followed by ``pointer`` (``" *"``, ``" *__restrict__"``)."""
         out = []
         for a in self.args:
-            ct = _dtypes.ctype(a.dtype)
+            ct = a.ctype()
             if isinstance(a, ScalarArg):
                 out.append((ct, a.name))
             else:
@@ -328,7 +397,9 @@ class KernelArguments:
         for (is_scalar, name, dtype, stype), x in zip(self.decl, values):
             t = type(x)
             if is_scalar:
-                if t is stype:
+                if stype is _VOID:      # a struct by value
+                    v = _struct_value(x, dtype, name)
+                elif t is stype:
                     v = x               # already the declared numpy type
                 elif t in _PY_SCALARS:
                     try:
@@ -349,6 +420,14 @@ class KernelArguments:
             if x.dtype != dtype:
                 raise TypeError("argument %r: array of dtype %s where %s was "
                                 "declared" % (name, x.dtype, dtype))
+            if stype is _VOID:          # an array of structs
+                align = _struct_alignment(dtype)
+                if x.ptr % align:
+                    raise ValueError(
+                        "argument %r: an array of %s must start at a "
+                        "multiple of %d bytes (CUDA's alignment of the "
+                        "type), not at 0x%x" % (name, _dtypes.ctype(dtype),
+                                                align, x.ptr))
             shape = x.shape
             if len(shape) == 1:
                 size = shape[0]

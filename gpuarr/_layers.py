@@ -37,6 +37,8 @@ LAYERS = {
     "gpuarr._layers": (0, "this table"),
     "gpuarr._image": (0, "kernel parameter counts read from a cubin or PTX "
                          "image"),
+    "gpuarr._vectypes": (0, "CUDA's vector types (float3, ...) as numpy "
+                            "dtypes: PyCUDA's gpuarray.vec"),
     "gpuarr.kernels": (0, "rendering the Mako templates"),
     "gpuarr.kernels.ops": (0, "the built-in elementwise operations' table"),
     "gpuarr._cuda": (1, "cuda.h's types and entry points, declared by hand "
@@ -45,12 +47,17 @@ LAYERS = {
     "gpuarr.driver": (1, "the public driver API (PyCUDA's names)"),
     "gpuarr._percontext": (2, "per-context state, dropped at detach"),
     "gpuarr.tools": (2, "memory pools; PyCUDA's tools names"),
+    "gpuarr._pycudatools": (2, "PyCUDA's tools helpers: default context, "
+                               "DeviceData, OccupancyRecord, C type names, "
+                               "pytest helpers"),
     "gpuarr.autoinit": (2, "the primary context of CUDA_DEVICE, made current"),
     "gpuarr.autoprimaryctx": (2, "PyCUDA's other name for autoinit"),
     "gpuarr._nvrtc": (3, "finding and calling NVRTC"),
     "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
                              "error reports"),
     "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
+    "gpuarr.characterize": (3, "PyCUDA's characterize: the device's "
+                               "features, sizeof of a C type"),
     "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "
                               "packing (VectorArg, ScalarArg)"),
     "gpuarr._kernelspec": (4, "KernelSpec (one launch without a device) and "

@@ -18,6 +18,8 @@ Every driver call's ``CUresult`` is checked; failures raise a subclass of
   :mod:`gpuarr.compiler`), with the compiler's ``log``.
 """
 
+import numpy as _np
+
 from gpuarr._errors import (  # noqa: F401
     Error, LogicError, LaunchError, MemoryError, RuntimeError, CompileError,
     DriverNotFoundError, InvalidContextError, NotSupportedError)
@@ -62,3 +64,114 @@ def from_device(devptr, shape, dtype, order="C"):
 def from_device_like(devptr, other_ary):
     """:func:`from_device` with the shape and dtype of ``other_ary``."""
     return from_device(devptr, other_ary.shape, other_ary.dtype)
+
+
+def mem_alloc_like(ary):
+    """:func:`mem_alloc` of ``ary.nbytes`` bytes (PyCUDA's
+    ``mem_alloc_like``): uninitialized device memory the size of ``ary``
+    (a numpy array, a GPUArray, anything with ``nbytes``).
+
+    Raises
+    ------
+    LogicError
+        For ``ary.nbytes == 0`` (``cuMemAlloc`` refuses zero bytes, as in
+        PyCUDA).
+    """
+    return mem_alloc(ary.nbytes)
+
+
+def _aligned_shape(shape):
+    np = _np
+    if np.ndim(shape) == 0:
+        shape = (shape,)
+    out = []
+    for n in shape:
+        n = int(n) if isinstance(n, (int, np.integer)) else n
+        if not isinstance(n, int):
+            raise TypeError("shape entries must be integers, not %r" % (n,))
+        if n < 0:
+            raise ValueError("negative dimensions are not allowed")
+        out.append(n)
+    return tuple(out)
+
+
+def aligned_empty(shape, dtype=_np.float32, order="C", alignment=4096):
+    """An uninitialized numpy array whose data starts at a multiple of
+    ``alignment`` bytes (PyCUDA's ``aligned_empty``).
+
+    Ordinary (pageable) host memory, e.g. for :func:`register_host_memory`
+    or ``O_DIRECT`` I/O; for page-locked memory see
+    :func:`pagelocked_empty`.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : dtype-like, optional
+        Default float32 (PyCUDA's has no default).
+    order : {'C', 'F'}
+    alignment : int
+        A power of two (default 4096, a page).
+
+    Returns
+    -------
+    numpy.ndarray
+        Its ``base`` chain holds the (slightly larger) buffer it views.
+
+    Raises
+    ------
+    ValueError
+        For a negative dimension, an ``order`` other than 'C'/'F' or an
+        ``alignment`` that is not a positive power of two.
+    TypeError
+        For a non-integer dimension or a dtype numpy does not know.
+    """
+    np = _np
+    dt = np.dtype(dtype)
+    shape = _aligned_shape(shape)
+    if order not in ("C", "F"):
+        raise ValueError("order must be 'C' or 'F', not %r" % (order,))
+    if (not isinstance(alignment, (int, np.integer)) or alignment < 1
+            or int(alignment) & (int(alignment) - 1)):
+        raise ValueError("alignment must be a positive power of two, not %r"
+                         % (alignment,))
+    alignment = int(alignment)
+    nbytes = dt.itemsize
+    for n in shape:
+        nbytes *= n
+    raw = np.empty(nbytes + alignment, np.uint8)
+    start = -raw.ctypes.data % alignment
+    return np.ndarray(shape, dt, buffer=raw.data, offset=start, order=order)
+
+
+def aligned_zeros(shape, dtype=_np.float32, order="C", alignment=4096):
+    """:func:`aligned_empty` filled with zeros (PyCUDA's
+    ``aligned_zeros``)."""
+    result = aligned_empty(shape, dtype, order, alignment)
+    result.fill(0)
+    return result
+
+
+def aligned_empty_like(array, alignment=4096):
+    """:func:`aligned_empty` with the shape, dtype and order of ``array``
+    (PyCUDA's ``aligned_empty_like``).
+
+    Raises
+    ------
+    ValueError
+        When ``array`` is neither C- nor F-contiguous ("could not detect
+        array order", as PyCUDA says).
+    """
+    if array.flags.c_contiguous:
+        order = "C"
+    elif array.flags.f_contiguous:
+        order = "F"
+    else:
+        raise ValueError("could not detect array order")
+    return aligned_empty(array.shape, array.dtype, order, alignment)
+
+
+def aligned_zeros_like(array, alignment=4096):
+    """:func:`aligned_empty_like` filled with zeros."""
+    result = aligned_empty_like(array, alignment)
+    result.fill(0)
+    return result

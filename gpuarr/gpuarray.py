@@ -21,6 +21,7 @@ from ._manipulation import (
     astype, reshape, ravel, transpose, swapaxes, squeeze, expand_dims,
     broadcast_to)
 from ._transfer import fill
+from ._vectypes import vec
 from ._ufunc import (
     UFuncTypeError, add, subtract, multiply, divide, true_divide,
     floor_divide, remainder, mod, power, negative, positive, absolute, abs,
@@ -39,4 +40,5 @@ __all__ = [
     "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "UFuncTypeError",
+    "vec",
 ]

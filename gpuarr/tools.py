@@ -19,6 +19,12 @@ is wasted while blocks of nearby sizes are still shared.
 
 :func:`context_dependent_memoize` (PyCUDA's name) caches a function's
 results per current context, on the mechanism of :mod:`gpuarr._percontext`.
+
+PyCUDA's other tools names (:func:`make_default_context`,
+:class:`DeviceData`, :class:`OccupancyRecord`, :func:`dtype_to_ctype`,
+:func:`get_or_register_dtype`, :func:`register_dtype`,
+:func:`mark_cuda_test`, :func:`init_cuda_context_fixture`) live in
+:mod:`gpuarr._pycudatools` and are re-exported here.
 """
 
 import functools
@@ -29,11 +35,19 @@ import numpy as np
 from . import _config, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, mem_pool_attribute
+from ._pycudatools import (  # noqa: F401 -- PyCUDA's tools names
+    make_default_context, get_default_device, bitlog2, DeviceData,
+    OccupancyRecord, dtype_to_ctype,
+    get_or_register_dtype, register_dtype, mark_cuda_test,
+    init_cuda_context_fixture)
 
 __all__ = ["DeviceMemoryPool", "PageLockedMemoryPool", "PooledDeviceAllocation",
            "PooledHostAllocation", "StreamOrderedMemoryPool", "bin_size",
            "default_pool", "context_dependent_memoize",
-           "clear_context_caches"]
+           "clear_context_caches", "make_default_context",
+           "get_default_device", "bitlog2", "DeviceData",
+           "OccupancyRecord", "dtype_to_ctype", "get_or_register_dtype",
+           "register_dtype", "mark_cuda_test", "init_cuda_context_fixture"]
 
 _MIN_BLOCK = 512
 _BIN_CACHE = {}

@@ -116,6 +116,7 @@ typedef struct Ctx {
     size_t limits[7];
     int cache_config;
     struct Ctx *next_all;     /* every context ever made; never freed */
+    int attached;             /* cuCtxAttach holds not yet detached */
 } Ctx;
 
 typedef struct Func {
@@ -402,6 +403,7 @@ static const struct {
     {81, 233472},     /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
     {82, 65536},      /* MAX_REGISTERS_PER_MULTIPROCESSOR */
     {97, 232448},     /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    {106, 32},        /* MAX_BLOCKS_PER_MULTIPROCESSOR */
     {115, 0},         /* MEMORY_POOLS_SUPPORTED: the fake has no cuMemAllocAsync pools */
 };
 
@@ -723,6 +725,60 @@ EXPORT CUresult cuCtxGetApiVersion(void *h, unsigned int *v)
     }
     *v = 13000;
     return OK;
+}
+
+/* PyCUDA-compatibility context calls (Context.get_stream_priority_range,
+ * Context.attach). The range is an H100's/H200's. Built with
+ * -DFAKE_NO_ATTACH, cuCtxAttach and cuCtxDetach are not exported, as a
+ * driver that dropped them would have it. */
+EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+    NEED_CTX(NULL);
+    if (least)
+        *least = 0;
+    if (greatest)
+        *greatest = -5;
+    return OK;
+}
+
+#ifndef FAKE_NO_ATTACH
+EXPORT CUresult cuCtxAttach(void **out, unsigned int flags)
+{
+    Ctx *c;
+    NEED_CTX(&c);
+    if (!out || flags != 0)
+        return FAIL(E_INVALID_VALUE);
+    LOCK();
+    c->attached++;
+    UNLOCK();
+    *out = c;
+    return OK;
+}
+
+/* Gives back one cuCtxAttach hold; the context must be current. */
+EXPORT CUresult cuCtxDetach(void *h)
+{
+    Ctx *c;
+    NEED_CTX(&c);
+    if ((void *)c != h)
+        return FAIL(E_INVALID_CONTEXT);
+    LOCK();
+    int ok = c->attached > 0;
+    if (ok)
+        c->attached--;
+    UNLOCK();
+    return ok ? OK : FAIL(E_INVALID_CONTEXT);
+}
+#endif
+
+/* The cuCtxAttach holds of context h not yet given back (-1: no such). */
+EXPORT int fake_attach_count(void *h)
+{
+    LOCK();
+    Ctx *c = find_ctx(h);
+    int n = c ? c->attached : -1;
+    UNLOCK();
+    return n;
 }
 
 /* ------------------------------------------------------------------------ */
