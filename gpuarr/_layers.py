@@ -50,6 +50,9 @@ LAYERS = {
     "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
                              "error reports"),
     "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
+    "gpuarr._curand": (3, "libcurand loaded at run time (direction vectors, "
+                          "scramble constants, version); cuRAND's device "
+                          "headers found for NVRTC"),
     "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "
                               "packing (VectorArg, ScalarArg)"),
     "gpuarr._kernelspec": (4, "KernelSpec (one launch without a device) and "
@@ -61,6 +64,9 @@ LAYERS = {
     "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
     "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
     "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),
+    "gpuarr._curand_plan": (4, "cuRAND generator kernels: dtypes per "
+                               "distribution, module source, per-context "
+                               "builds"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
