@@ -209,6 +209,8 @@ def _tile(table, n):
 def direction_vectors_host(count, direction=direction_vector_set.VECTOR_32):
     """:func:`generate_direction_vectors` as a numpy array (no GPU)."""
     n = _count(count)
+    if direction is None:           # PyCUDA's default argument
+        direction = direction_vector_set.VECTOR_32
     return _tile(_curand.direction_vectors(direction), n)
 
 
@@ -221,8 +223,8 @@ def generate_direction_vectors(count, direction=direction_vector_set.VECTOR_32):
         Dimensions (one per generator state). Dimension ``k`` gets cuRAND's
         vectors of dimension ``k % 20000`` (cuRAND has 20000), as PyCUDA.
     direction : direction_vector_set, optional
-        ``VECTOR_32`` (default), ``SCRAMBLED_VECTOR_32``, ``VECTOR_64`` or
-        ``SCRAMBLED_VECTOR_64``.
+        ``VECTOR_32`` (default; also for None, PyCUDA's default),
+        ``SCRAMBLED_VECTOR_32``, ``VECTOR_64`` or ``SCRAMBLED_VECTOR_64``.
 
     Returns
     -------
@@ -290,18 +292,27 @@ def _float(value, what):
 
 def _device_table(arr, dtype, shape, what):
     """``arr`` (a GPUArray or numpy array) as a C-contiguous GPUArray of
-    ``dtype`` and ``shape``; TypeError otherwise (PyCUDA's exception)."""
-    if isinstance(arr, np.ndarray):
-        if arr.dtype != dtype or arr.shape != shape:
+    ``dtype`` (or the signed integer type of its size, whose bits are
+    taken as they are: older PyCUDA made int32 direction vectors) and
+    ``shape``.
+
+    Raises
+    ------
+    TypeError
+        For another type, dtype or shape (PyCUDA's exception).
+    ValueError
+        For a non-contiguous GPUArray.
+    """
+    ok = (dtype, np.dtype("i%d" % dtype.itemsize))
+    if isinstance(arr, np.ndarray) or hasattr(arr, "ptr"):
+        if arr.dtype not in ok or tuple(arr.shape) != shape:
             raise TypeError("%s must be of dtype %s and shape %s, not %s %s"
-                            % (what, dtype, shape, arr.dtype, arr.shape))
-        return _creation.to_gpu(np.ascontiguousarray(arr))
-    if not (hasattr(arr, "ptr") and hasattr(arr, "flags")):
+                            % (what, dtype, shape, arr.dtype, tuple(arr.shape)))
+    else:
         raise TypeError("%s must be a GPUArray, not %s"
                         % (what, type(arr).__name__))
-    if arr.dtype != dtype or tuple(arr.shape) != shape:
-        raise TypeError("%s must be of dtype %s and shape %s, not %s %s"
-                        % (what, dtype, shape, arr.dtype, tuple(arr.shape)))
+    if isinstance(arr, np.ndarray):
+        return _creation.to_gpu(np.ascontiguousarray(arr))
     if not arr.flags.c_contiguous:
         raise ValueError("%s must be C-contiguous" % what)
     return arr

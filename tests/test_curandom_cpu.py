@@ -246,6 +246,8 @@ def test_bad_arguments_raise_before_any_launch(kind):
         g.call_skip_ahead_array(np.zeros(g.state_count + 1, "u%d" % (bits // 8)))
     with pytest.raises(TypeError):
         g.call_skip_ahead_array(5)
+    with pytest.raises(TypeError):
+        g.call_skip_ahead_array(np.zeros(g.state_count, np.float32))
     assert g.launches == []
     g.call_skip_ahead((1 << bits) - 1)
     assert g.launches == [("ga_curand_skipahead", (128, (1 << bits) - 1))]
@@ -374,6 +376,7 @@ def test_host_tables():
     assert c32.shape == c64.shape == (20000,)
     assert c32.dtype == np.uint32 and c64.dtype == np.uint64
     assert curandom.direction_vectors_host(0).shape == (0, 32)
+    np.testing.assert_array_equal(curandom.direction_vectors_host(3, None), v[:3])
     with pytest.raises(ValueError):
         curandom.direction_vectors_host(-1)
     with pytest.raises(TypeError):
