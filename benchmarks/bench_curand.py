@@ -69,7 +69,6 @@ def run():
             add_row("curandom: %s fill_%s float32 2**28" % (kind, dist), "GB/s",
                     ours, others, nbytes=nbytes, better="higher")
         del g
-    del out
 
 
 if __name__ == "__main__":

@@ -63,8 +63,12 @@ def _make(cur, kind, offset=0):
 # (a) exact agreement with cuRAND
 
 @pytest.fixture(scope="module")
-def ref_prog(tmp_path_factory, cur):
-    """The built reference program (skips without nvcc or libcurand)."""
+def ref_prog(cur):
+    """The built reference program (skips without nvcc). Built once per
+    source, device and nvcc into the temporary directory, where the other
+    test workers find it (nvcc takes ~20 s over curand_kernel.h)."""
+    import hashlib
+    import tempfile
     from gpuarr import _curand
     import gpuarr.driver as drv
     nvcc = shutil.which("nvcc") or next(
@@ -72,24 +76,35 @@ def ref_prog(tmp_path_factory, cur):
     if nvcc is None:
         pytest.skip("nvcc is not installed: the cuRAND reference program "
                     "cannot be built")
-    libs = [p for p in _curand.candidates() if os.path.isfile(p)]
-    cmd = [nvcc]
     major, minor = drv.Context.get_device().compute_capability()
-    cmd += ["-arch=sm_%d%d" % (major, minor), "-o",
-            str(tmp_path_factory.mktemp("curand_ref") / "curand_ref"), REF_SRC]
-    for d in _curand.include_dirs():
-        cmd += ["-I", d]
+    with open(REF_SRC, "rb") as f:
+        key = hashlib.sha1(f.read() + ("%s %d%d" % (os.path.realpath(nvcc),
+                                                    major, minor)).encode())
+    final = os.path.join(tempfile.gettempdir(),
+                         "gpuarr_curand_ref_" + key.hexdigest()[:16])
+    if os.path.isfile(final):
+        return final
+    prog = "%s.%d" % (final, os.getpid())
+    base = [nvcc, "-arch=sm_%d%d" % (major, minor), "-o", prog, REF_SRC]
+    # first the toolkit's own cuRAND (nvcc brings its headers and CCCL);
+    # then the wheel's headers and library
+    tk = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))),
+                      "lib64")
+    attempts = [base + ["-Xlinker", "-rpath=" + tk, "-lcurand"]]
+    libs = [p for p in _curand.candidates() if os.path.isfile(p)]
     if libs:
         libdir = os.path.dirname(libs[0])
-        cmd += ["-L", libdir, "-Xlinker", "-rpath=" + libdir,
-                "-l:" + os.path.basename(libs[0])]
-    else:
-        cmd += ["-lcurand"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        pytest.fail("building the reference program failed:\n%s\n%s"
-                    % (" ".join(cmd), r.stderr[-4000:]))
-    return cmd[cmd.index("-o") + 1]
+        attempts.append(base + ["-I", _curand.include_dirs()[0], "-L", libdir,
+                                "-Xlinker", "-rpath=" + libdir,
+                                "-l:" + os.path.basename(libs[0])])
+    errors = []
+    for cmd in attempts:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0:
+            os.replace(prog, final)     # atomic: a worker sees all or none
+            return final
+        errors.append("%s\n%s" % (" ".join(cmd), r.stderr[-3000:]))
+    pytest.fail("building the reference program failed:\n" + "\n".join(errors))
 
 
 def _run_ref(prog, lines):
