@@ -82,6 +82,31 @@ def test_kernels_compile_under_nvrtc(kind):
     assert b"ga_curand_state_size" in image
 
 
+_PTX_TYPE = {"P": ".u64", "Q": ".u64", "I": ".u32", "i": ".u32",
+             "f": ".f32", "d": ".f64"}
+
+
+@pytest.mark.skipif(not _has_nvrtc(), reason="NVRTC is not installed")
+@pytest.mark.skipif(curand_headers() is None,
+                    reason="cuRAND's headers are not installed "
+                           "(pip install nvidia-curand nvidia-cuda-cccl)")
+@pytest.mark.parametrize("kind", KINDS)
+def test_ptx_signatures_match_the_prepare_formats(kind):
+    """Each kernel's PTX parameters are the types its ``prepare`` format
+    packs (a mismatch would misplace arguments on the GPU)."""
+    import re
+    from gpuarr.compiler import compile
+    src, kernels = _curand_plan.kernel_source(kind)
+    ptx = compile(src, arch="sm_90", no_extern_c=True, cache_dir=False,
+                  include_dirs=list(curand_headers()), target="ptx").decode()
+    entries = dict(re.findall(r"\.visible \.entry (\w+)\(([^)]*)\)", ptx))
+    assert set(entries) == set(kernels)
+    for name, chars in kernels.items():
+        types = re.findall(r"\.param (\.\w+)", entries[name])
+        assert types == [_PTX_TYPE[c] for c in chars], name
+    assert ".maxntid 1024, 1, 1" in ptx
+
+
 # ---------------------------------------------------------------------------
 # the dtype table
 
