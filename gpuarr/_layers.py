@@ -82,6 +82,8 @@ LAYERS = {
     "gpuarr.cumath": (6, "numpy-named elementwise math (PyCUDA's cumath)"),
     "gpuarr.linalg": (6, "numpy.linalg names"),
     "gpuarr.random": (6, "Philox generator with numpy's Generator methods"),
+    "gpuarr._curand_generators": (6, "PyCUDA's cuRAND generator classes and "
+                                     "the Sobol tables"),
     "gpuarr.curandom": (6, "PyCUDA's curandom names"),
     "gpuarr": (6, "the flat namespace, imported on first use"),
 }
