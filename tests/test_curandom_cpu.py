@@ -410,3 +410,25 @@ def test_host_tables():
         _curand.direction_vectors(7)
     with pytest.raises(ValueError):
         _curand.scramble_constants(16)
+
+
+def _nvcc():
+    import shutil
+    return shutil.which("nvcc") or next(
+        (p for p in ("/usr/local/cuda/bin/nvcc",) if os.path.exists(p)), None)
+
+
+@pytest.mark.skipif(_nvcc() is None, reason="nvcc is not installed")
+@pytest.mark.skipif(curand_headers() is None,
+                    reason="cuRAND's headers are not installed "
+                           "(pip install nvidia-curand nvidia-cuda-cccl)")
+def test_reference_program_compiles(tmp_path):
+    """tests/data/curand_ref.cu, which the GPU tests build and run, compiles
+    (object file only: no GPU, no libcurand needed)."""
+    import subprocess
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                       "curand_ref.cu")
+    cmd = [_nvcc(), "-c", "-arch=sm_90", "-I", curand_headers()[0], "-o",
+           str(tmp_path / "curand_ref.o"), src]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
