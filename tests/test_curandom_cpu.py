@@ -432,3 +432,147 @@ def test_reference_program_compiles(tmp_path):
            str(tmp_path / "curand_ref.o"), src]
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-4000:]
+
+
+# ---------------------------------------------------------------------------
+# the constructors and fills against stand-ins for the GPU parts
+
+class _Dev:
+    """A stand-in GPUArray: a host array with a made-up address."""
+    _next = [1 << 30]
+
+    def __init__(self, host):
+        self.host = host
+        self.dtype, self.shape, self.size = host.dtype, host.shape, host.size
+        self.ptr = self.gpudata = _Dev._next[0]
+        _Dev._next[0] += 1 << 20
+        self.flags = _Flags(host.flags.c_contiguous, host.flags.f_contiguous)
+
+
+class _Fn:
+    def __init__(self, name, log):
+        self.name, self.log = name, log
+
+    def prepared_async_call(self, grid, block, stream, *args):
+        self.log.append((self.name, grid, block, stream, args))
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    """Launches recorded; memory, context and libcurand's tables faked."""
+    from gpuarr import _creation, _percontext, _transfer
+    log = []
+
+    class Fns(dict):
+        def __missing__(self, name):
+            return _Fn(name, log)
+
+    ctx = object()
+    monkeypatch.setattr(_curand_plan, "module",
+                        lambda kind: (None, Fns(), 48, 64, 2))
+    monkeypatch.setattr(_percontext, "current_context", lambda: ctx)
+    monkeypatch.setattr(_creation, "empty",
+                        lambda shape, dtype: _Dev(np.zeros(shape, dtype)))
+    monkeypatch.setattr(_creation, "to_gpu", lambda a: _Dev(np.asarray(a)))
+    monkeypatch.setattr(_transfer, "copy_into",
+                        lambda out, src, stream=None: log.append(("copy", out, src)))
+    monkeypatch.setattr(_curand, "direction_vectors", lambda vs: np.full(
+        (_curand.DIMENSIONS, 32 if vs in (101, 102) else 64), vs,
+        np.uint32 if vs in (101, 102) else np.uint64))
+    monkeypatch.setattr(_curand, "scramble_constants", lambda bits: np.arange(
+        _curand.DIMENSIONS, dtype="u%d" % (bits // 8)))
+    return log
+
+
+def test_pseudo_constructors_launch_curand_init(stand_ins):
+    log = stand_ins
+    seen = []
+
+    def getter(n):
+        seen.append(n)
+        return _Dev(np.arange(n, dtype=np.int32))
+
+    for cls in (curandom.XORWOWRandomNumberGenerator,
+                curandom.MRG32k3aRandomNumberGenerator):
+        log.clear()
+        g = cls(seed_getter=getter, offset=7)
+        assert (g.block_count, g.generators_per_block, g.state_count) == (2, 64, 128)
+        assert g._state.size == 128 * 48
+        assert seen[-1] == 128
+        (name, grid, block, stream, args), = log
+        assert (name, grid, block, stream) == ("ga_curand_init", (2, 1), (64, 1, 1), None)
+        assert args[0] == g._state.ptr and args[1] == 128 and args[3] == 7
+        g2 = cls()                                  # numpy's global seeds
+        assert log[-1][4][1] == 128
+        with pytest.raises(TypeError):
+            cls(seed_getter=lambda n: _Dev(np.zeros(n, np.float32)))
+        with pytest.raises(TypeError):
+            cls(seed_getter=lambda n: _Dev(np.zeros(n - 1, np.int32)))
+        with pytest.raises(TypeError):
+            cls(seed_getter=lambda n: np.zeros(n, np.int32))    # host memory
+        # a fill: state pointer first, one thread per state
+        log.clear()
+        out = g2.gen_normal(10, np.float64)
+        (name, grid, block, stream, args), = log
+        assert name == "ga_curand_normal2_f8"
+        assert args == (g2._state.ptr, out.ptr, 5, 1)
+
+
+@pytest.mark.parametrize("kind", ["sobol32", "scrambled_sobol32", "sobol64",
+                                  "scrambled_sobol64"])
+def test_sobol_constructors_take_cuRANDs_tables(stand_ins, kind):
+    log = stand_ins
+    cls = CLASSES[kind]
+    bits = 64 if kind.endswith("64") else 32
+    scrambled = kind.startswith("scrambled")
+    g = cls(offset=5)
+    (name, grid, block, stream, args), = log
+    assert name == "ga_curand_init" and args[0] == g._state.ptr and args[1] == 128
+    assert args[-1] == 5 and len(args) == (5 if scrambled else 4)
+    vs = {"sobol32": 101, "scrambled_sobol32": 102, "sobol64": 103,
+          "scrambled_sobol64": 104}[kind]
+    assert g._set == vs
+    # explicit tables: checked, passed by address
+    log.clear()
+    dv = _Dev(np.zeros((128, bits), "u%d" % (bits // 8)))
+    kw = {"dir_vector": dv}
+    if scrambled:
+        sv = _Dev(np.zeros(128, "u%d" % (bits // 8)))
+        kw["scramble_vector"] = sv
+    cls(**kw)
+    args = log[-1][4]
+    assert args[2] == dv.ptr and (not scrambled or args[3] == sv.ptr)
+    cls(dir_vector=_Dev(np.zeros((128, bits), "i%d" % (bits // 8))))  # signed
+    with pytest.raises(TypeError):
+        cls(dir_vector=_Dev(np.zeros((127, bits), "u%d" % (bits // 8))))
+    with pytest.raises(TypeError):
+        cls(dir_vector=_Dev(np.zeros((128, 96 - bits), "u%d" % (bits // 8))))
+    if scrambled:
+        with pytest.raises(TypeError):
+            cls(scramble_vector=_Dev(np.zeros(128, np.float32)))
+
+
+def test_non_contiguous_output_goes_through_a_temporary(stand_ins):
+    log = stand_ins
+    g = curandom.XORWOWRandomNumberGenerator(
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)))
+    log.clear()
+    out = _Dev(np.zeros(12, np.float32))
+    out.flags = _Flags(False, False)
+    out.shape = (3, 2)
+    out.size = 6
+    g.fill_normal(out)
+    (name, _, _, _, args), (copy, dst, tmp) = log
+    assert name == "ga_curand_normal2_f4" and args[2] == 3   # 6 values, 3 pairs
+    assert copy == "copy" and dst is out and tmp.shape == (3, 2)
+    assert args[1] == tmp.ptr
+
+
+def test_generators_belong_to_their_context(stand_ins, monkeypatch):
+    from gpuarr import _percontext
+    from gpuarr._errors import LogicError
+    g = curandom.Sobol32RandomNumberGenerator()
+    other = object()
+    monkeypatch.setattr(_percontext, "current_context", lambda: other)
+    with pytest.raises(LogicError):
+        g.fill_uniform(_Dev(np.zeros(4, np.float32)))
