@@ -174,12 +174,20 @@ def version():
 
 
 def _table(call, args, ctype, shape):
+    """A read-only copy of one of libcurand's tables (made once)."""
+    key = (call,) + tuple(args)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
     import ctypes
     p = ctypes.c_void_p()
     _check(getattr(load(), call)(ctypes.byref(p), *args), call)
     n = int(np.prod(shape))
     buf = (ctype * n).from_address(p.value)
-    return np.frombuffer(buf, dtype=np.dtype(ctype)).reshape(shape).copy()
+    table = np.frombuffer(buf, dtype=np.dtype(ctype)).reshape(shape).copy()
+    table.flags.writeable = False
+    _memo[key] = table
+    return table
 
 
 def direction_vectors(vector_set):
@@ -194,7 +202,8 @@ def direction_vectors(vector_set):
     Returns
     -------
     numpy.ndarray
-        ``(DIMENSIONS, 32)`` uint32 or ``(DIMENSIONS, 64)`` uint64, a copy.
+        ``(DIMENSIONS, 32)`` uint32 or ``(DIMENSIONS, 64)`` uint64: a
+        read-only copy, made once.
 
     Raises
     ------
@@ -213,7 +222,7 @@ def direction_vectors(vector_set):
 
 def scramble_constants(bits):
     """cuRAND's scramble constants, ``(DIMENSIONS,)`` uint32 (``bits=32``)
-    or uint64 (``bits=64``), a copy."""
+    or uint64 (``bits=64``): a read-only copy, made once."""
     import ctypes
     if bits == 32:
         return _table("curandGetScrambleConstants32", (), ctypes.c_uint32,

@@ -113,14 +113,16 @@ def generate_direction_vectors(count, direction=direction_vector_set.VECTOR_32):
 
 
 def generate_scramble_constants32(count):
-    """``count`` uint32 Sobol scramble constants (``curandGetScramble
-    Constants32``, dimension ``k % 20000`` for element ``k``), a GPUArray."""
+    """``count`` uint32 Sobol scramble constants, a GPUArray: element ``k``
+    is cuRAND's constant of dimension ``k % 20000``
+    (``curandGetScrambleConstants32``), as PyCUDA."""
     return _creation.to_gpu(_tile(_curand.scramble_constants(32), _count(count)))
 
 
 def generate_scramble_constants64(count):
-    """``count`` uint64 Sobol scramble constants (``curandGetScramble
-    Constants64``, dimension ``k % 20000`` for element ``k``), a GPUArray."""
+    """``count`` uint64 Sobol scramble constants, a GPUArray: element ``k``
+    is cuRAND's constant of dimension ``k % 20000``
+    (``curandGetScrambleConstants64``), as PyCUDA."""
     return _creation.to_gpu(_tile(_curand.scramble_constants(64), _count(count)))
 
 
