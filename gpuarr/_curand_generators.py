@@ -252,6 +252,8 @@ class _CurandGenerator:
         flags = data.flags
         if not (flags.c_contiguous or flags.f_contiguous):
             tmp = _creation.empty(tuple(data.shape), data.dtype)
+            if dist == "poisson_inplace":       # the means, in C order
+                _transfer.copy_into(tmp, data, stream=stream)
             self._fill(dist, tmp, params, stream)
             _transfer.copy_into(data, tmp, stream=stream)
             return
@@ -420,18 +422,31 @@ class _CurandGenerator:
                              "not %r" % lam)
         return (lam,)
 
-    def fill_poisson(self, data, lambda_value, stream=None):
-        """Fill uint32 ``data`` with cuRAND's Poisson values
-        (``curand_poisson(state, lambda_value)``).
+    def fill_poisson(self, data, lambda_value=None, stream=None):
+        """Fill ``data`` with cuRAND's Poisson values (``curand_poisson``).
+
+        Parameters
+        ----------
+        data : GPUArray
+            uint32 for one mean ``lambda_value``; with ``lambda_value``
+            None, float32, float64 or uint32 holding each element's own
+            mean, replaced by its draw (PyCUDA's in-place form; means
+            that are not positive give whatever cuRAND gives for them).
+        lambda_value : float, optional
+        stream : gpuarr.driver.Stream, optional
 
         Raises
         ------
         UnsupportedDtypeError
-            For a dtype other than uint32 (PyCUDA's one dtype).
+            For another dtype (PyCUDA's one dtype for a given mean is
+            uint32).
         ValueError
             Unless ``0 < lambda_value < inf`` (cuRAND's host API rule).
         """
         _check_out(data)
+        if lambda_value is None:
+            self._fill("poisson_inplace", data, (), stream)
+            return
         _curand_plan.fill_kernel(self._kind, "poisson", data.dtype)
         self._fill("poisson", data, self._lambda(lambda_value), stream)
 

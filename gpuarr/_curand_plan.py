@@ -41,7 +41,7 @@ KINDS = {
                               subsequence=False, local_state=False),
 }
 
-_DISTS = ("uniform", "normal", "log_normal", "poisson")
+_DISTS = ("uniform", "normal", "log_normal", "poisson", "poisson_inplace")
 
 
 def fill_kernel(kind, dist, dtype, pairs=False):
@@ -50,13 +50,16 @@ def fill_kernel(kind, dist, dtype, pairs=False):
     Pure Python; also the one place that says which dtypes each
     distribution takes (PyCUDA's): uniform float32, float64, int32/uint32
     (32 raw bits) and, for the 64-bit Sobol forms, int64/uint64 (64 raw
-    bits); normal and log-normal float32, float64; Poisson uint32.
+    bits); normal and log-normal float32, float64; Poisson uint32 with one
+    mean, float32, float64 or uint32 with each element's own.
 
     Parameters
     ----------
     kind : str
         A key of :data:`KINDS`.
-    dist : {"uniform", "normal", "log_normal", "poisson"}
+    dist : {"uniform", "normal", "log_normal", "poisson", "poisson_inplace"}
+        ``"poisson_inplace"``: each element's value is its own mean and is
+        replaced by the draw.
     dtype : numpy.dtype
     pairs : bool
         Normal and log-normal of XORWOW and MRG32k3a: the Box-Muller pair
@@ -96,6 +99,10 @@ def fill_kernel(kind, dist, dtype, pairs=False):
         if dt == _U4:
             return "ga_curand_poisson_u4", "PPQd"
         allowed = "uint32"
+    elif dist == "poisson_inplace":
+        if dt in (_F4, _F8, _U4):
+            return "ga_curand_poisson_inplace_%s%d" % (dt.kind, dt.itemsize), "PPQ"
+        allowed = "float32, float64, uint32"
     else:
         if dt in (_F4, _F8):
             two = pairs and KINDS[kind]["seeded"]
@@ -118,6 +125,8 @@ def _fills(kind):
             dts = [_F4, _F8, _U4] + ([_U8] if KINDS[kind]["bits"] == 64 else [])
         elif dist == "poisson":
             dts = [_U4]
+        elif dist == "poisson_inplace":
+            dts = [_F4, _F8, _U4]
         else:
             dts = [_F4, _F8]
         two = (False, True) if seeded and dist in ("normal", "log_normal") \

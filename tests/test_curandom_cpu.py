@@ -61,7 +61,7 @@ def test_sources_render_deterministically_with_every_kernel():
                  and not n.startswith(("ga_curand_init", "ga_curand_skip"))]
         seeded = _curand_plan.KINDS[kind]["seeded"]
         wide = kind.endswith("64")
-        assert len(fills) == 3 + wide + 4 * (2 if seeded else 1) + 1
+        assert len(fills) == 3 + wide + 4 * (2 if seeded else 1) + 1 + 3
         skips = [n for n in kernels if n.startswith("ga_curand_skip")]
         assert len(skips) == 2 * (1 + seeded + (kind == "mrg32k3a"))
 
@@ -139,6 +139,12 @@ def test_dtypes_per_distribution(kind):
             with pytest.raises(UnsupportedDtypeError):
                 fk(kind, dist, dt)
     assert fk(kind, "poisson", U4) == ("ga_curand_poisson_u4", "PPQd")
+    for dt in (F4, F8, U4):
+        assert fk(kind, "poisson_inplace", dt) == (
+            "ga_curand_poisson_inplace_%s%d" % (dt.kind, dt.itemsize), "PPQ")
+    for dt in (I4, U8, I8):
+        with pytest.raises(UnsupportedDtypeError):
+            fk(kind, "poisson_inplace", dt)
     for dt in (I4, F4, U8):
         with pytest.raises(TypeError):
             fk(kind, "poisson", dt)
@@ -196,6 +202,7 @@ def test_fills_launch_the_right_kernel(kind):
     g.fill_normal(_Out(F4, 10, ptr=(1 << 20) + 4))
     g.fill_log_normal(_Out(F4, 4), 0.5, 2)
     g.fill_poisson(_Out(U4, 5), 3)
+    g.fill_poisson(_Out(F8, 7))               # each element its own mean
     g.fill_uniform(_Out(F4, 0))               # empty: nothing launched
     g.fill_uniform(_Out(F4, 6, c=False, f=True))
     p = 1 << 20
@@ -209,6 +216,7 @@ def test_fills_launch_the_right_kernel(kind):
         ("ga_curand_log_normal%s_f4" % two,
          (p, 2, 0.5, 2.0, 1) if seeded else (p, 4, 0.5, 2.0)),
         ("ga_curand_poisson_u4", (p, 5, 3.0)),
+        ("ga_curand_poisson_inplace_f8", (p, 7)),
         ("ga_curand_uniform_f4", (p, 6)),
     ]
     assert g.launches == expect
@@ -235,17 +243,21 @@ def test_bad_arguments_raise_before_any_launch(kind):
     with pytest.raises(UnsupportedDtypeError):
         g.fill_poisson(_Out(F4, 10), 2.0)
     with pytest.raises(UnsupportedDtypeError):
+        g.fill_poisson(_Out(I4, 10))
+    with pytest.raises(UnsupportedDtypeError):
         g.gen_uniform(10, np.complex64)
     with pytest.raises(UnsupportedDtypeError):
         g.gen_normal(10, np.int32)
     with pytest.raises(UnsupportedDtypeError):
         g.gen_poisson(10, np.int32, 2.0)
+    with pytest.raises(TypeError):
+        g.gen_poisson(10, np.uint32, None)    # no in-place form for gen_
     for lam in (0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError):
             g.fill_poisson(_Out(U4, 10), lam)
         with pytest.raises(ValueError):
             g.gen_poisson(10, np.uint32, lam)
-    for lam in ("3", None, True, [2.0]):
+    for lam in ("3", True, [2.0]):
         with pytest.raises(TypeError):
             g.fill_poisson(_Out(U4, 10), lam)
     with pytest.raises(ValueError):
@@ -566,6 +578,21 @@ def test_non_contiguous_output_goes_through_a_temporary(stand_ins):
     assert name == "ga_curand_normal2_f4" and args[2] == 3   # 6 values, 3 pairs
     assert copy == "copy" and dst is out and tmp.shape == (3, 2)
     assert args[1] == tmp.ptr
+
+
+def test_strided_in_place_poisson_copies_the_means_first(stand_ins):
+    log = stand_ins
+    g = curandom.MRG32k3aRandomNumberGenerator(
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)))
+    log.clear()
+    out = _Dev(np.zeros(8, np.float32))
+    out.flags = _Flags(False, False)
+    out.shape, out.size = (4,), 4
+    g.fill_poisson(out)
+    (c1, tmp, src), (name, _, _, _, args), (c2, dst, tmp2) = log
+    assert (c1, src, c2, dst) == ("copy", out, "copy", out)
+    assert tmp is tmp2 and name == "ga_curand_poisson_inplace_f4"
+    assert args[1:] == (tmp.ptr, 4)
 
 
 def test_generators_belong_to_their_context(stand_ins, monkeypatch):

@@ -128,8 +128,10 @@ class _Plan:
         self.S = S
         self.steps = []     # (token name or None, n, pairs, params, array)
 
-    def fill(self, token, out, pairs=False, params=()):
-        self.steps.append((token, out.size, pairs, params, out))
+    def fill(self, token, out, pairs=False, params=(), counts=False):
+        """``counts``: float outputs holding integers (the in-place
+        Poisson form), compared as integers with the uint32 reference."""
+        self.steps.append((token, out.size, pairs, params, (out, counts)))
 
     def skip(self, token, k):
         self.steps.append((token, k, None, (), None))
@@ -150,8 +152,12 @@ class _Plan:
         for token, n, pairs, params, arr in self.steps:
             if arr is None:
                 continue
+            arr, counts = arr
             h = arr.get().ravel()
-            bits = h.view(np.uint64 if h.dtype.itemsize == 8 else np.uint32)
+            if counts:
+                bits = h.astype(np.uint64)
+            else:
+                bits = h.view(np.uint64 if h.dtype.itemsize == 8 else np.uint32)
             if pairs:
                 for p in range(t, n // 2, self.S):
                     vals += [int(bits[2 * p]), int(bits[2 * p + 1])]
@@ -190,6 +196,11 @@ def test_exact_agreement_with_curand(cur, ref_prog, kind):
            params=(0.5, 0.25))
     p.fill("poisson_u4", g.gen_poisson(S + 1, np.uint32, 3.5), params=(3.5,))
     p.fill("poisson_u4", g.gen_poisson(S, np.uint32, 200.0), params=(200.0,))
+    # the in-place form: each element's value is its mean
+    for dt, lam in ((f4, 7.0), (f8, 30.0), (np.uint32, 9)):
+        a = ga.to_gpu(np.full(S + 4, lam, dt))
+        g.fill_poisson(a)
+        p.fill("poisson_u4", a, params=(float(lam),), counts=dt != np.uint32)
     g.call_skip_ahead(5)
     p.skip("skip", 5)
     skips = (np.arange(S) % 7).astype(np.uint32 if kind.endswith("sobol32")
@@ -287,6 +298,15 @@ def test_statistics(cur, kind):
         m, v = _moments(k)
         mean_ok(m, lam, np.sqrt(lam))
         var_ok(v, lam, lam * np.sqrt(2 + 1 / lam))
+    import gpuarr.gpuarray as ga
+    for dt in (np.float32, np.float64, np.uint32):    # each element its mean
+        a = ga.to_gpu(np.full(N, 10, dt))
+        g.fill_poisson(a)
+        k = a.get()
+        assert k.dtype == dt and (k == np.round(k)).all() and (k >= 0).all()
+        m, v = _moments(k)
+        mean_ok(m, 10.0, np.sqrt(10.0))
+        var_ok(v, 10.0, 10.0 * np.sqrt(2.1))
 
 
 # ---------------------------------------------------------------------------
@@ -340,6 +360,29 @@ def test_layouts_match_contiguous_and_leave_the_rest(cur, kind, dtype):
     a.fill_uniform(base.T)
     ref = b.gen_uniform(35, dt)
     np.testing.assert_array_equal(base.get().ravel(), ref.get())
+
+
+@pytest.mark.parametrize("kind", ALL)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint32])
+def test_in_place_poisson_takes_each_elements_mean(cur, kind, dtype):
+    import gpuarr.gpuarray as ga
+    a = _make(cur, kind, 4)
+    b = _make(cur, kind, 4)
+    n = 3001
+    means = (1 + np.arange(n) % 50).astype(dtype)
+    # strided: the means come from the view, the gaps stay
+    base = np.full(2 * n, 123, dtype)
+    base[::2] = means
+    d = ga.to_gpu(base)
+    a.fill_poisson(d[::2])
+    ref = ga.to_gpu(means)
+    b.fill_poisson(ref)
+    h, r = d.get(), ref.get()
+    np.testing.assert_array_equal(h[::2], r)
+    assert (h[1::2] == 123).all()
+    assert (r == np.round(r)).all()
+    # small means give small counts, large ones large counts
+    assert r[means <= 2].mean() < 3 < 40 < r[means >= 45].mean()
 
 
 @pytest.mark.parametrize("kind", ALL)

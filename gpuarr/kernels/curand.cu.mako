@@ -14,7 +14,8 @@
 ##                their 32 or 64 direction vectors)
 ##   fills        [(kernel name, dist, C output type)] with dist one of
 ##                "uniform", "raw", "normal", "normal2", "log_normal",
-##                "log_normal2", "poisson"
+##                "log_normal2", "poisson", "poisson_inplace" (the element's
+##                value is its mean, replaced by the draw)
 ##
 ## Every kernel runs with one thread per state (grid * block = states).
 ## Fills: thread t draws the elements t, t + S, t + 2 S, ... of the output
@@ -40,6 +41,7 @@
             "log_normal2": ("curand_log_normal2_double(sp, mean, stddev)" if dbl
                             else "curand_log_normal2(sp, mean, stddev)"),
             "poisson": "curand_poisson(sp, lambda)",
+            "poisson_inplace": "(%s)curand_poisson(sp, (double)d[i])" % ctype,
         }[dist]
     def params(dist, ctype):
         if dist.startswith("log_normal"):
