@@ -444,3 +444,31 @@ def test_direction_vectors_and_version(cur):
     assert c.dtype == np.uint32 and c.shape == (7,)
     assert cur.generate_scramble_constants64(7).get().dtype == np.uint64
     assert cur.get_curand_version() >= (3, 2, 0)
+
+
+def test_pycuda_style_use_with_defaults(cur):
+    """The calls a PyCUDA program makes, with the default seeds and
+    direction vectors: every class, both float dtypes, the Box-Muller and
+    one-at-a-time sizes, raw bits, both Poisson forms."""
+    import gpuarr.gpuarray as ga
+    if cur.get_curand_version() < (3, 2, 0):
+        pytest.fail("cuRAND version %r" % (cur.get_curand_version(),))
+    for cls in _classes().values():
+        g = cls()
+        for dt in (np.float32, np.float64):
+            for n in (10000, 10001):
+                assert np.isfinite(g.gen_normal(n, dt).get()).all()
+                x = g.gen_log_normal(n, dt, 1.0, 0.5).get()
+                assert (x > 0).all() and x.dtype == dt
+            u = g.gen_uniform(10000, dt).get()
+            assert ((0 < u) & (u <= 1)).all()
+        r = g.gen_uniform(10000, np.uint32).get()
+        assert len(np.unique(r)) > 9000
+        k = g.gen_poisson(10000, np.uint32, 13.0).get()
+        assert abs(k.mean() - 13) < 0.5
+        for dt in (np.float32, np.float64, np.uint32):
+            a = ga.empty(100000, dt)
+            a.fill(10)
+            g.fill_poisson(a)
+            h = a.get()
+            assert abs(h.mean() - 10) < 0.5 and (h == np.round(h)).all()
