@@ -453,8 +453,11 @@ def test_pycuda_style_use_with_defaults(cur):
     import gpuarr.gpuarray as ga
     if cur.get_curand_version() < (3, 2, 0):
         pytest.fail("cuRAND version %r" % (cur.get_curand_version(),))
-    for cls in _classes().values():
+    for kind, cls in _classes().items():
         g = cls()
+        # unscrambled Sobol at offset 0: below state_count values, each is
+        # its dimension's first point, 0 (so no statistics there)
+        stats = kind not in ("sobol32", "sobol64")
         for dt in (np.float32, np.float64):
             for n in (10000, 10001):
                 assert np.isfinite(g.gen_normal(n, dt).get()).all()
@@ -463,12 +466,13 @@ def test_pycuda_style_use_with_defaults(cur):
             u = g.gen_uniform(10000, dt).get()
             assert ((0 < u) & (u <= 1)).all()
         r = g.gen_uniform(10000, np.uint32).get()
-        assert len(np.unique(r)) > 9000
+        assert r.dtype == np.uint32 and (len(np.unique(r)) > 9000 or not stats)
         k = g.gen_poisson(10000, np.uint32, 13.0).get()
-        assert abs(k.mean() - 13) < 0.5
+        assert k.dtype == np.uint32 and (abs(k.mean() - 13) < 0.5 or not stats)
         for dt in (np.float32, np.float64, np.uint32):
             a = ga.empty(100000, dt)
             a.fill(10)
             g.fill_poisson(a)
             h = a.get()
-            assert abs(h.mean() - 10) < 0.5 and (h == np.round(h)).all()
+            assert (h == np.round(h)).all() and (h >= 0).all()
+            assert abs(h.mean() - 10) < 0.5 or not stats
