@@ -382,7 +382,7 @@ def test_in_place_poisson_takes_each_elements_mean(cur, kind, dtype):
     assert (h[1::2] == 123).all()
     assert (r == np.round(r)).all()
     # small means give small counts, large ones large counts
-    assert r[means <= 2].mean() < 3 < 40 < r[means >= 45].mean()
+    assert r[means <= 2].mean() + 20 < r[means >= 45].mean()
 
 
 @pytest.mark.parametrize("kind", ALL)
