@@ -78,25 +78,28 @@ def ref_prog(cur):
                     "cannot be built")
     major, minor = drv.Context.get_device().compute_capability()
     with open(REF_SRC, "rb") as f:
-        key = hashlib.sha1(f.read() + ("%s %d%d" % (os.path.realpath(nvcc),
-                                                    major, minor)).encode())
+        key = hashlib.sha1(f.read() + ("%s %d%d %s" % (
+            os.path.realpath(nvcc), major, minor,
+            _curand.include_dirs()[0])).encode())
     final = os.path.join(tempfile.gettempdir(),
                          "gpuarr_curand_ref_" + key.hexdigest()[:16])
     if os.path.isfile(final):
         return final
     prog = "%s.%d" % (final, os.getpid())
     base = [nvcc, "-arch=sm_%d%d" % (major, minor), "-o", prog, REF_SRC]
-    # first the toolkit's own cuRAND (nvcc brings its headers and CCCL);
-    # then the wheel's headers and library
+    # first with the cuRAND headers (and library) gpuarr itself compiles
+    # with, so both sides run the same device code; then the toolkit's own
     tk = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))),
                       "lib64")
-    attempts = [base + ["-Xlinker", "-rpath=" + tk, "-lcurand"]]
     libs = [p for p in _curand.candidates() if os.path.isfile(p)]
     if libs:
         libdir = os.path.dirname(libs[0])
-        attempts.append(base + ["-I", _curand.include_dirs()[0], "-L", libdir,
-                                "-Xlinker", "-rpath=" + libdir,
-                                "-l:" + os.path.basename(libs[0])])
+        link = ["-L", libdir, "-Xlinker", "-rpath=" + libdir,
+                "-l:" + os.path.basename(libs[0])]
+    else:
+        link = ["-Xlinker", "-rpath=" + tk, "-lcurand"]
+    attempts = [base + ["-I", _curand.include_dirs()[0]] + link,
+                base + ["-Xlinker", "-rpath=" + tk, "-lcurand"]]
     errors = []
     for cmd in attempts:
         r = subprocess.run(cmd, capture_output=True, text=True)
