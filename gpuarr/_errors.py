@@ -83,6 +83,15 @@ class NotSupportedError(RuntimeError):
     """The driver or device does not support the requested operation."""
 
 
+class UnsupportedDtypeError(builtins.TypeError, builtins.NotImplementedError):
+    """A dtype a routine does not support.
+
+    Both a :class:`TypeError` (numpy's exception for a bad dtype) and a
+    :class:`NotImplementedError` (what PyCUDA's cuRAND generators raise),
+    so code written for either catches it.
+    """
+
+
 class CompileError(Error):
     """CUDA C failed to compile.
 

@@ -58,6 +58,9 @@ LAYERS = {
     "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
     "gpuarr.characterize": (3, "PyCUDA's characterize: the device's "
                                "features, sizeof of a C type"),
+    "gpuarr._curand": (3, "libcurand loaded at run time (direction vectors, "
+                          "scramble constants, version); cuRAND's device "
+                          "headers found for NVRTC"),
     "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "
                               "packing (VectorArg, ScalarArg)"),
     "gpuarr._kernelspec": (4, "KernelSpec (one launch without a device) and "
@@ -69,6 +72,9 @@ LAYERS = {
     "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
     "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
     "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),
+    "gpuarr._curand_plan": (4, "cuRAND generator kernels: dtypes per "
+                               "distribution, module source, per-context "
+                               "builds"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -84,6 +90,8 @@ LAYERS = {
     "gpuarr.cumath": (6, "numpy-named elementwise math (PyCUDA's cumath)"),
     "gpuarr.linalg": (6, "numpy.linalg names"),
     "gpuarr.random": (6, "Philox generator with numpy's Generator methods"),
+    "gpuarr._curand_generators": (6, "PyCUDA's cuRAND generator classes and "
+                                     "the Sobol tables"),
     "gpuarr.curandom": (6, "PyCUDA's curandom names"),
     "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
                                "python -m gpuarr"),

@@ -32,7 +32,7 @@ from . import _config
 from ._errors import RuntimeError as _GpuarrRuntimeError
 
 __all__ = ["CompilerNotFoundError", "NVRTC", "candidates", "find_library",
-           "load", "preload", "reset", "INSTALL_HINT"]
+           "load", "preload", "reset", "nvidia_dirs", "INSTALL_HINT"]
 
 #: What to tell a user who has no compiler at all.
 INSTALL_HINT = ("install NVRTC with `pip install gpuarr[nvrtc]` (the "
@@ -97,6 +97,19 @@ def _nvidia_dirs():
     if spec is None or not spec.submodule_search_locations:
         return []
     return list(spec.submodule_search_locations)
+
+
+def nvidia_dirs():
+    """The directories of the ``nvidia`` namespace package (where NVIDIA's
+    wheels put ``cu13/lib``, ``curand/include``, ...), found without
+    importing it.
+
+    Returns
+    -------
+    list of str
+        Possibly empty.
+    """
+    return _nvidia_dirs()
 
 
 def _soname_major(path):

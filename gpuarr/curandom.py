@@ -1,15 +1,24 @@
-"""PyCUDA's ``pycuda.curandom`` entry points, on gpuarr's Philox generator.
+"""PyCUDA's ``pycuda.curandom``: ``rand``, the seed getters, a Philox
+generator, and cuRAND's generators.
 
 ``rand``, ``seed_getter_uniform``, ``seed_getter_unique`` keep PyCUDA's
-names and signatures.  Unlike PyCUDA (an MD5 hash for ``rand``, cuRAND's
-XORWOW/MRG32k3a/Sobol generators with per-thread state arrays), gpuarr uses
-Philox4x32-10 computed in-kernel from a key and a counter (see
-:mod:`gpuarr.random`): there are no state arrays to set up, and results do
-not depend on the GPU or the launch configuration.  The numbers themselves
-differ from PyCUDA's.
+names and signatures; ``rand`` and :class:`PhiloxRandomNumberGenerator` use
+gpuarr's Philox4x32-10 (:mod:`gpuarr.random`, the default generator of
+gpuarr): no state arrays, results independent of the GPU, numbers unlike
+PyCUDA's MD5 ``rand``.
 
-:class:`PhiloxRandomNumberGenerator` offers the ``fill_*``/``gen_*``
-methods of PyCUDA's cuRAND generator classes.
+PyCUDA's cuRAND classes (:class:`XORWOWRandomNumberGenerator`,
+:class:`MRG32k3aRandomNumberGenerator`, :class:`Sobol32RandomNumberGenerator`,
+:class:`ScrambledSobol32RandomNumberGenerator`,
+:class:`Sobol64RandomNumberGenerator`,
+:class:`ScrambledSobol64RandomNumberGenerator`) are built, like PyCUDA's, on
+cuRAND's device API (``curand_kernel.h``) compiled at run time, here by
+NVRTC, with one state per GPU thread; for the same seeds, offsets and
+direction vectors they give the numbers cuRAND gives. They need cuRAND's
+headers (``pip install nvidia-curand nvidia-cuda-cccl``, or the CUDA
+toolkit); the Sobol forms' tables and :func:`get_curand_version` need
+``libcurand`` (``nvidia-curand``), found at run time
+(:mod:`gpuarr._curand`). docs/random.md lists the differences from PyCUDA.
 """
 
 import random as _pyrandom
@@ -17,10 +26,25 @@ import random as _pyrandom
 import numpy as np
 
 from . import _creation, cumath
+from ._errors import UnsupportedDtypeError
 from .random import Generator, Philox
+from ._curand_generators import (  # noqa: F401 (re-exported)
+    MRG32k3aRandomNumberGenerator, ScrambledSobol32RandomNumberGenerator,
+    ScrambledSobol64RandomNumberGenerator, Sobol32RandomNumberGenerator,
+    Sobol64RandomNumberGenerator, XORWOWRandomNumberGenerator,
+    direction_vector_set, direction_vectors_host,
+    generate_direction_vectors, generate_scramble_constants32,
+    generate_scramble_constants64, get_curand_version)
 
 __all__ = ["rand", "seed_getter_uniform", "seed_getter_unique",
-           "PhiloxRandomNumberGenerator"]
+           "PhiloxRandomNumberGenerator", "XORWOWRandomNumberGenerator",
+           "MRG32k3aRandomNumberGenerator", "Sobol32RandomNumberGenerator",
+           "ScrambledSobol32RandomNumberGenerator",
+           "Sobol64RandomNumberGenerator",
+           "ScrambledSobol64RandomNumberGenerator", "get_curand_version",
+           "generate_direction_vectors", "generate_scramble_constants32",
+           "generate_scramble_constants64", "direction_vector_set",
+           "direction_vectors_host", "UnsupportedDtypeError"]
 
 _RAW = (np.dtype(np.int32), np.dtype(np.uint32))
 
