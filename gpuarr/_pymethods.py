@@ -142,6 +142,9 @@ def new_like_me(a, dtype=None, order="C"):
 
 
 _SPLAY = {}
+#: resident blocks per multiprocessor PyCUDA's splay assumes (its
+#: ``DeviceData.thread_blocks_per_mp`` for current GPUs)
+_BLOCKS_PER_SM = 16
 
 
 def splay(n, dev=None):
@@ -149,8 +152,8 @@ def splay(n, dev=None):
     elements with a grid-stride loop, as PyCUDA's own kernels launch.
 
     Warp-sized blocks for small ``n``; up to 128 threads a block and at
-    most 4 x (resident blocks per multiprocessor) x (multiprocessors)
-    blocks, so large arrays are covered by striding.
+    most 4 x 16 x (multiprocessors) blocks (16 resident blocks per
+    multiprocessor), so large arrays are covered by striding.
 
     Parameters
     ----------
@@ -177,12 +180,7 @@ def splay(n, dev=None):
     if got is not None:
         return got
     warp, most = 32, 128
-    try:
-        per_sm = dev.get_attribute(
-            device_attribute.MAX_BLOCKS_PER_MULTIPROCESSOR)
-    except Exception:       # a driver without the attribute
-        per_sm = 16
-    max_blocks = 4 * int(per_sm) * int(key[0])
+    max_blocks = 4 * _BLOCKS_PER_SM * int(key[0])
     if n < warp:
         blocks, threads = 1, warp
     elif n < max_blocks * warp:

@@ -32,6 +32,7 @@ convention: ``float(x)`` or ``x.get()`` read it), allocated with
 import numpy as np
 
 from . import _creation, _transfer, _ufunc
+from . import driver as _drv
 from . import reduction as _red
 from . import reductions as _rs
 from ._array import GPUArray
@@ -50,6 +51,17 @@ def _new(shape, dt, allocator):
     if allocator is None:
         return _creation.empty_c(shape, dt)
     return GPUArray(shape, dt, allocator=allocator)
+
+
+def _zero(w, stream):
+    """Set ``w`` (C-contiguous) to zeros, every dtype's 0 being all bits
+    clear: one memset, no kernel."""
+    if w.size:
+        if stream is None:
+            _drv.memset_d8(w.ptr, 0, w.nbytes)
+        else:
+            _drv.memset_d8_async(w.ptr, 0, w.nbytes, stream)
+    return w
 
 
 def _empty_answer(npfn, a, kw, out):
@@ -290,9 +302,7 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
     _check_out(out, kshape, res)
     w = out if out is not None else _new(kshape, res, allocator)
     if a.size == 0:
-        if w.size:
-            w.fill(0, stream=stream)
-        return w
+        return _zero(w, stream)
     bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
                   strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
     _red.run_reduction("dot", (a, bb), w, (nd - 1,), res, stream=stream)
@@ -332,8 +342,7 @@ def vdot(a, b, dtype=None, stream=None, allocator=None):
     res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
     w = _new((), res, allocator)
     if a.size == 0:
-        w.fill(0, stream=stream)
-        return w
+        return _zero(w, stream)
     if a.shape != b.shape:
         a = a.reshape(-1)
         b = b.reshape(-1)
@@ -370,8 +379,7 @@ def _subset(op, subset, arrays, res, ct, stream, allocator, mode):
                              "has no identity" % ("minimum" if op ==
                                                   "subset_min" else "maximum"))
         w = _new((), res, allocator)
-        w.fill(0, stream=stream)
-        return w
+        return _zero(w, stream)
     for x in arrays:
         if x.shape[0] == 0:
             if mode == "raise":

@@ -266,8 +266,8 @@ def apply_outputs(op, args, out=None, stream=None):
     if out is None:
         out = (None,) * len(res)
     if not isinstance(out, tuple) or len(out) != len(res):
-        raise ValueError("The 'out' tuple must have exactly %d entries: one "
-                         "per ufunc output" % len(res))
+        raise ValueError("The 'out' tuple must have exactly one entry per "
+                         "ufunc output")
     for o, dt in zip(out, res):
         if o is None:
             continue
