@@ -182,6 +182,11 @@ def _subset_specs():
         specs.append(_subset_spec("subset_sum", sdt, ["i4"], mode="wrap",
                                   sub_strides=(-2 * sdt.itemsize,)))
     specs.append(_subset_spec("subset_sum", "i8", ["f2"], n=1 << 24))
+    # a 0-d subset: no reduced axis
+    specs.append(R.reduce_spec(
+        "subset_max", [FakeArray("i2", ())], FakeArray("f4", ()), (),
+        np.dtype("f4"), None, 132, gathers=[FakeArray("f4", (9,), (-4,))],
+        index_mode="raise"))
     # dtype= other than the default: bool sums, float16 accumulators
     specs.append(_subset_spec("subset_sum", "i4", ["f4"], ct="?"))
     specs.append(_subset_spec("subset_dot", "i4", ["f2", "f2"], ct="f2"))

@@ -48,6 +48,15 @@ def indices(shape, n, dtype, negative=True):
     return _rng.integers(lo, hi, shape, endpoint=True).astype(dt)
 
 
+def poison_alloc(nbytes):
+    """An allocator handing out blocks full of 0x5A bytes (garbage in
+    every dtype, a NaN-free one: a result the kernel failed to write
+    shows as 0x5A5A... instead of a plausible value)."""
+    blk = drv.mem_alloc(nbytes)
+    drv.memset_d8(int(blk), 0x5A, nbytes)
+    return blk
+
+
 def close_sum(got, vals, dt):
     """A sum of ``vals`` computed in dtype ``dt`` (0-d GPUArray) against
     the exact sum."""
@@ -89,6 +98,11 @@ def test_subset_sum_every_dtype(dtype):
             want_dt = np.sum(hv[s.astype(np.intp)]).dtype
             got = ga.subset_sum(sd, dv)
             close_sum(got, hv[s.astype(np.intp)], want_dt)
+        # a 0-d subset, results in poisoned memory from the allocator
+        s = indices((), len(hv), idt)
+        got = ga.subset_sum(ga.to_gpu(s), dv, allocator=poison_alloc)
+        close_sum(got, hv[s.astype(np.intp)].reshape(1),
+                  np.sum(hv[s.astype(np.intp)]).dtype)
         # a non-contiguous subset, and dtype= (PyCUDA's accumulator)
         s = indices((2 * 333,), len(hv), idt)
         sd = ga.to_gpu(s)[::-2]
@@ -97,6 +111,7 @@ def test_subset_sum_every_dtype(dtype):
         acc = np.dtype(np.complex128 if np.dtype(dtype).kind == "c"
                        else np.float64)
         close_sum(ga.subset_sum(sd, dv, acc), sel, acc)
+        close_sum(ga.subset_sum(sd, dv, acc, None, poison_alloc), sel, acc)
 
 
 @pytest.mark.parametrize("pair", [(np.float32, np.float32),
@@ -121,7 +136,8 @@ def test_subset_dot(pair):
                 warnings.simplefilter("ignore")
                 want = np.dot(av[si], bv[si])
             dt = np.asarray(want).dtype
-            got = ga.subset_dot(ga.to_gpu(s), dav, dbv)
+            got = ga.subset_dot(ga.to_gpu(s), dav, dbv,
+                                allocator=poison_alloc)
             assert got.shape == () and got.dtype == dt
             if dt.kind in "fc":
                 prod = av[si].astype(np.complex128) * bv[si]
@@ -147,9 +163,9 @@ def test_subset_min_max_every_dtype(dtype):
     d = ga.to_gpu(h)
     for k, (hv, dv) in enumerate(views_1d(h, d)):
         idt = INDEX[(k + 3 * ALL.index(dtype)) % len(INDEX)]
-        for shape in ((1,), (513,), (4, 9)):
+        for shape in ((1,), (513,), (4, 9), ()):
             s = indices(shape, len(hv), idt)
-            sel = hv[s.astype(np.intp)]
+            sel = np.asarray(hv[s.astype(np.intp)])
             for f, npf in ((ga.subset_max, np.max), (ga.subset_min, np.min)):
                 got = f(ga.to_gpu(s), dv)
                 assert got.shape == () and got.dtype == h.dtype
@@ -256,7 +272,7 @@ def test_pycuda_sum_min_max_any_all(dtype):
 
     def alloc(nbytes):
         used.append(nbytes)
-        return drv.mem_alloc(nbytes)
+        return poison_alloc(nbytes)
     for hv, dv in ((h, d), (h[::-2, 1::3], d[::-2, 1::3]), (h.T, d.T),
                    (h[3, 4], d[3, 4])):
         hv = np.asarray(hv)
@@ -325,7 +341,7 @@ def test_pycuda_dot_vdot(pair):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             want = np.asarray(np.dot(xv, yv))
-        for args in ((), (None, st), (None, None, drv.mem_alloc)):
+        for args in ((), (None, st), (None, None, poison_alloc)):
             got = ga.dot(dxv, dyv, *args)
             st.synchronize()
             assert got.shape == () and got.dtype == want.dtype
@@ -344,7 +360,7 @@ def test_pycuda_dot_vdot(pair):
         exact = prod.sum() if want.dtype.kind == "c" else prod.sum().real
         check_close(got.get(), np.asarray(exact).astype(acc),
                     atol=_bound(prod, np.dtype(acc)))
-        got = ga.vdot(dxv, dyv, None, st, drv.mem_alloc)
+        got = ga.vdot(dxv, dyv, None, st, poison_alloc)
         st.synchronize()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
