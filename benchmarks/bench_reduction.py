@@ -3,7 +3,8 @@ process): GB/s of the bytes read (both inputs for ``dot``), and the
 wall-clock microseconds per call of a small ``sum`` (lower is better).
 
 Workloads: ``sum``, ``max``, ``dot`` of 2**28 elements, ``sum(axis=1)`` and
-``sum(axis=0)`` of a (16384, 16384) array, ``sum`` of 1024 elements.
+``sum(axis=0)`` of a (16384, 16384) array, PyCUDA's ``subset_dot`` of 2**24
+random indices, ``sum`` of 1024 elements.
 """
 import numpy as np
 
@@ -70,6 +71,7 @@ def run():
         for name, (ev, fns) in libs.items():
             others[name] = _rate(nbytes, event_median_ms(fns[key], ev))
         add_row(label, "GB/s", mine, others, nbytes=nbytes, better="higher")
+    _subset_rows(ga, cp, torch, x, y, hx, hy, rng)
     small = ga.to_gpu(hx[:1024])
     others = {}
     if cp is not None:
@@ -83,6 +85,38 @@ def run():
     add_row("sum float32 1024 (wall per call)", "us",
             wall_per_call(lambda: R.sum(small), drv.Context.synchronize),
             others)
+
+
+def _subset_rows(ga, cp, torch, x, y, hx, hy, rng):
+    """PyCUDA's ``subset_dot``: ``dot(a[s], b[s])`` for 2**24 random int32
+    indices into 2**28-element float32 vectors, beside CuPy's and
+    PyTorch's gather-then-dot.  GB/s of the indices plus one read of each
+    gathered element.  gpuarr's default ``mode="raise"`` checks the
+    indices (two small reductions and a synchronization, inside the
+    timing); ``mode="wrap"`` does not."""
+    k = 1 << 24
+    hs = rng.integers(0, N, k).astype(np.int32)
+    s = ga.to_gpu(hs)
+    want = np.dot(hx[hs].astype(np.float64), hy[hs])
+    got = float(ga.subset_dot(s, x, y))
+    assert abs(got - want) < 1e-3 * np.sqrt(k) + 1e-5 * abs(want), (got, want)
+    nbytes = 4 * k + 2 * 4 * k
+    others = {}
+    if cp is not None:
+        cx, cy, cs = cp.asarray(hx), cp.asarray(hy), cp.asarray(hs)
+        others["CuPy"] = _rate(nbytes, event_median_ms(
+            lambda: cp.dot(cx[cs], cy[cs]), cupy_events()))
+    if torch is not None:
+        tx = torch.from_numpy(hx).cuda()
+        ty = torch.from_numpy(hy).cuda()
+        ts = torch.from_numpy(hs.astype(np.int64)).cuda()
+        others["PyTorch"] = _rate(nbytes, event_median_ms(
+            lambda: torch.dot(tx[ts], ty[ts]), torch_events()))
+    for mode in ("raise", "wrap"):
+        mine = _rate(nbytes, event_median_ms(
+            lambda: ga.subset_dot(s, x, y, mode=mode), gpuarr_events()))
+        add_row("subset_dot float32, 2^24 of 2^28 (mode=%s)" % mode, "GB/s",
+                mine, others, nbytes=nbytes, better="higher")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ _CUMATH = (
     "log", "log2", "log10", "log1p", "sqrt", "cbrt", "square", "reciprocal",
     "fabs", "sign", "floor", "ceil", "trunc", "rint", "fmod", "hypot",
     "minimum", "maximum", "fmin", "fmax", "clip", "where", "isnan", "isinf",
-    "isfinite", "conj", "conjugate", "angle", "if_positive")
+    "isfinite", "conj", "conjugate", "angle", "if_positive", "frexp",
+    "ldexp", "modf")
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",

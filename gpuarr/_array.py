@@ -13,6 +13,8 @@ modules, one concern each:
 ``_interop``        the CUDA Array Interface and DLPack
 ``reductions``      ``sum``, ``max``, ``argmax``, ... (numpy's methods)
 ``cumulative``      ``cumsum``, ``cumprod``
+``_pyreduce``       ``any``/``all`` with PyCUDA's ``stream``/``allocator``
+``_pymethods``      PyCUDA's ``reverse``, ``mul_add``, ``_new_like_me``...
 ==================  ====================================================
 
 The operator methods are generated from one table (:data:`_BINARY` and
@@ -404,7 +406,8 @@ class GPUArray:
         ----------
         order : {'C', 'F', 'A', 'K'}
             Layout of the copy (numpy's meaning; 'K' and 'A' keep F order for
-            F-contiguous arrays, else C).
+            F-contiguous arrays, else C).  A stream here is PyCUDA's
+            ``copy(stream)``.
         stream : gpuarr.driver.Stream, optional
 
         Raises
@@ -412,16 +415,23 @@ class GPUArray:
         ValueError
             For an unknown ``order``.
         """
+        if isinstance(order, _drv.Stream):
+            order, stream = "C", order
         return _transfer.copy(self, order, stream)
 
     def astype(self, dtype, order="K", casting="unsafe", copy=True, stream=None):
         """Cast to ``dtype`` (numpy's ``astype``; ``casting`` as numpy's).
+
+        A stream as the second argument is PyCUDA's ``astype(dtype,
+        stream)``.
 
         Raises
         ------
         TypeError
             If ``dtype`` is unsupported or the cast violates ``casting``.
         """
+        if isinstance(order, _drv.Stream):
+            order, stream = "K", order
         return _transfer.astype(self, dtype, order, casting, copy, stream)
 
     def fill(self, value, stream=None):
@@ -543,8 +553,11 @@ class GPUArray:
             order = "F" if (self._f and not self._c) else "C"
         return self.copy(order=order).reshape((self.size,), order=order)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes, **kw):
         """Permute the axes (a view); reverse them when none are given.
+
+        ``axes`` as numpy's (``a.transpose(1, 0)``, ``a.transpose((1, 0))``)
+        or as PyCUDA's keyword (``a.transpose(axes=(1, 0))``).
 
         Raises
         ------
@@ -552,7 +565,14 @@ class GPUArray:
             If ``axes`` is not a permutation of the axes.
         numpy.exceptions.AxisError
             For an axis out of range.
+        TypeError
+            For ``axes`` given both ways, or another keyword.
         """
+        if kw:
+            if set(kw) != {"axes"} or axes:
+                raise TypeError("transpose() takes the axes by position or "
+                                "as axes=, not %s" % sorted(kw))
+            axes = (kw["axes"],)
         nd = len(self.shape)
         if not axes or (len(axes) == 1 and axes[0] is None):
             perm = tuple(range(nd - 1, -1, -1))
@@ -612,13 +632,6 @@ class GPUArray:
         return _ufunc.apply("conjugate", (self,), out, stream)
 
     conjugate = conj
-
-    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
-        """``selffac * self + otherfac * other`` (PyCUDA)."""
-        apply = _ufunc.apply
-        return apply("add", (apply("multiply", (selffac, self), None, stream),
-                             apply("multiply", (otherfac, other), None, stream)),
-                     None, stream)
 
     def __matmul__(self, other):
         return NotImplemented
@@ -741,24 +754,34 @@ del _py, _op, _fast
 # The routine modules import this module; bound here, below the class, so
 # that each finds GPUArray defined whichever of them is imported first.
 from . import _creation, _indexing, _interop, _manipulation, _transfer, _ufunc  # noqa: E402
-from . import cumulative, reductions  # noqa: E402
+from . import _pymethods, _pyreduce, cumulative, reductions  # noqa: E402
 
 
-def _routine_method(module, name):
-    """A method calling ``module.<name>(self, ...)``, looked up when it runs
-    (the routine modules import this one, so they may still be loading
-    here)."""
+def _routine_method(module, name, attr=None):
+    """A method ``name`` calling ``module.<attr>(self, ...)`` (``attr``
+    default ``name``), looked up when it runs (the routine modules import
+    this one, so they may still be loading here)."""
+    attr = name if attr is None else attr
+
     def method(self, *args, **kwargs):
-        return getattr(module, name)(self, *args, **kwargs)
-    _method(name, method, "Same as ``gpuarr.%s(self, ...)``: see "
-            ":func:`gpuarr.%s.%s`." % (name, module.__name__.rsplit(".", 1)[1],
-                                       name))
+        return getattr(module, attr)(self, *args, **kwargs)
+    _method(name, method, "Same as ``%s(self, ...)``: see :func:`%s.%s`."
+            % (attr, module.__name__, attr))
 
 
 for _name in ("sum", "prod", "mean", "var", "std", "max", "min", "argmax",
-              "argmin", "any", "all", "ptp", "dot", "nansum", "nanmax",
-              "nanmin"):
+              "argmin", "ptp", "dot", "nansum", "nanmax", "nanmin"):
     _routine_method(reductions, _name)
 for _name in ("cumsum", "cumprod"):
     _routine_method(cumulative, _name)
+# PyCUDA's methods: any/all also take stream= and allocator=
+_routine_method(_pyreduce, "any", "method_any")
+_routine_method(_pyreduce, "all", "method_all")
+for _name in ("reverse", "mul_add", "bind_to_texref", "bind_to_texref_ext"):
+    _routine_method(_pymethods, _name)
+_routine_method(_pymethods, "_new_like_me", "new_like_me")
+GPUArray._grid = property(lambda self: _pymethods.launch_grid(self),
+                          doc="PyCUDA's grid for the elements (``splay``).")
+GPUArray._block = property(lambda self: _pymethods.launch_block(self),
+                           doc="PyCUDA's block for the elements (``splay``).")
 del _name

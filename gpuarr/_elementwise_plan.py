@@ -250,7 +250,7 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         preamble="", ops=ops_desc,
         apply=dict(op=op.name, in_dts=tuple(in_dts), scalar=tuple(scalar),
                    loop_in=tuple(loop_in), res_dt=op_out[0],
-                   out_dts=tuple(out_dts)),
+                   res_dts=tuple(op_out), out_dts=tuple(out_dts)),
         ndim=ndim, operation="", loop_prep="",
         after_loop="", dense=False, aligned=[], **extra)
     spec.chars = chars

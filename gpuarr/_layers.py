@@ -86,6 +86,10 @@ LAYERS = {
     "gpuarr._interop": (5, "the CUDA Array Interface and DLPack"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
+    "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "
+                            "signatures; subset_sum, subset_dot, ..."),
+    "gpuarr._pymethods": (5, "PyCUDA's GPUArray methods numpy lacks: "
+                             "reverse, mul_add, bind_to_texref, splay"),
     "gpuarr.gpuarray": (5, "PyCUDA's gpuarray names, re-exported"),
     "gpuarr.cumath": (6, "numpy-named elementwise math (PyCUDA's cumath)"),
     "gpuarr.linalg": (6, "numpy.linalg names"),

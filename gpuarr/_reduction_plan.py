@@ -32,8 +32,8 @@ import numpy as np
 from . import _dtypes, _layout
 from ._kernelspec import KernelSpec
 
-__all__ = ["OPS", "Dtypes", "op_dtypes", "user_dtypes", "reduce_spec",
-           "PART_BYTES", "TICKETS"]
+__all__ = ["OPS", "SUBSET_OPS", "INDEX_MODES", "Dtypes", "op_dtypes",
+           "user_dtypes", "reduce_spec", "PART_BYTES", "TICKETS"]
 
 _BLOCK = 256
 _RS = _BLOCK // 32          # slices of the cols path
@@ -61,7 +61,16 @@ OPS = {
     "var": (1, True, True), "std": (1, True, True),
     "sumsq": (1, True, False), "abssum": (1, True, False),
     "absmax": (1, True, False), "absmin": (1, True, False),
+    # over a[subset] (b[subset]): the subset is the one strided operand, the
+    # indexed arrays are gathered (reduce_spec's ``gathers``)
+    "subset_sum": (1, True, False), "subset_dot": (1, True, False),
+    "subset_min": (1, True, False), "subset_max": (1, True, False),
 }
+#: the gathering reductions and the arrays each indexes
+SUBSET_OPS = {"subset_sum": 1, "subset_dot": 2, "subset_min": 1,
+              "subset_max": 1}
+#: how a gathering reduction treats indices (numpy.take's ``mode``)
+INDEX_MODES = ("raise", "wrap", "clip")
 
 _F2 = np.dtype("f2")
 _F4 = np.dtype("f4")
@@ -144,7 +153,8 @@ def op_dtypes(op, in_dts, ct, aux_dt=None):
     op : str
         A key of :data:`OPS`.
     in_dts : tuple of numpy.dtype
-        The operands' dtypes.
+        The operands' dtypes (for the subset reductions: the subset's, then
+        the gathered arrays').
     ct : numpy.dtype
         The computation dtype (numpy's ``dtype=`` of the reduction: the sum's
         result dtype, the mean's intermediate, the compared values' dtype).
@@ -164,16 +174,16 @@ def op_dtypes(op, in_dts, ct, aux_dt=None):
     ValueError
         For an unknown ``op``.
     """
-    d0 = in_dts[0]
+    d0 = in_dts[1] if op in SUBSET_OPS else in_dts[0]
     if op in ("sum", "prod", "nansum", "mean", "dot", "vdot",
-              "count_nonzero"):
+              "count_nonzero", "subset_sum", "subset_dot"):
         if op == "count_nonzero":
             ct = _I8
         adt = _sum_acc(ct)
         if op == "mean":
             return Dtypes(ct, adt, np.dtype("c16") if adt.kind == "c" else _F8)
         return Dtypes(ct, adt, adt)
-    if op in ("max", "min", "nanmax", "nanmin"):
+    if op in ("max", "min", "nanmax", "nanmin", "subset_max", "subset_min"):
         adt = _cmp_acc(d0)
         return Dtypes(ct, adt, adt)
     if op in ("any", "all"):
@@ -244,7 +254,7 @@ def _group_axes(shape, in_estr, out_estr, axes, commutative):
 
 
 def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
-                user=None):
+                user=None, gathers=(), index_mode=None):
     """Choose the path and parameters of one reduction launch.
 
     Parameters
@@ -269,6 +279,15 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
         ``neutral`` and ``reduce`` (C expressions), ``args`` (C
         parameters), ``map`` (expression), ``preamble``, ``name``, ``chars``
         (argument format of the user's parameters).
+    gathers : sequence of array-like
+        For the subset reductions (:data:`SUBSET_OPS`): the 1-D arrays the
+        subset (``inputs[0]``) indexes, any strides; the kernel takes their
+        pointers after the inputs' and their element strides and lengths
+        (``long long`` each) after the other trailing integers.
+    index_mode : str, optional
+        For the subset reductions, one of :data:`INDEX_MODES`: ``"raise"``
+        wraps negative indices once (the caller checked the bounds),
+        ``"wrap"`` takes them modulo the length, ``"clip"`` clamps them.
 
     Returns
     -------
@@ -286,7 +305,13 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
                          % (tuple(out.shape), kept_shape))
     if user is None:
         nin, commutative, _ = OPS[op]
-        types = op_dtypes(op, tuple(x.dtype for x in inputs), ct, aux_dt)
+        if (op in SUBSET_OPS) != bool(gathers) or (
+                gathers and (len(gathers) != SUBSET_OPS[op]
+                             or index_mode not in INDEX_MODES)):
+            raise ValueError("%s takes %d gathered arrays and an index mode"
+                             % (op, SUBSET_OPS.get(op, 0)))
+        types = op_dtypes(op, tuple(x.dtype for x in inputs)
+                          + tuple(g.dtype for g in gathers), ct, aux_dt)
     else:
         nin, commutative = 1, False
         types = user["types"]
@@ -426,21 +451,28 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
                           for k, d in enumerate(in_dts)],
                   user_args=[], user_map="", user_neutral="", user_reduce="",
                   preamble="")
-        nptr = nin + (1 if types.aux_dt is not None else 0)
+        gdts = tuple(g.dtype for g in gathers)
+        kw.update(gathers=[(_dtypes.ctype(d), d) for d in gdts],
+                  index_mode=index_mode)
+        nptr = nin + len(gdts) + (1 if types.aux_dt is not None else 0)
         chars = "P" * (1 + nptr)
         spec.kkey = (op, in_dts, ct, aux_dt, out_dt, path, itype, G, V, U,
-                     nacc, kdim, rdim, rcontig)
+                     nacc, kdim, rdim, rcontig, gdts, index_mode)
     else:
         name = user["name"]
         in_dts = ()
         kw = dict(mode="user", op=None, in_dts=(), inputs=[],
                   user_args=user["args"], user_map=user["map"],
                   user_neutral=user["neutral"], user_reduce=user["reduce"],
-                  preamble=user["preamble"])
+                  preamble=user["preamble"], gathers=[], index_mode=None)
         chars = "P" + user["chars"]
         spec.kkey = ("user", out_dt, path, itype, G, V, U, nacc, kdim, rdim,
                      rcontig)
     chars += "PPd" + ich * len(tail)
+    for g in gathers:
+        # element stride and length of each gathered array, 64-bit
+        chars += "qq"
+        spec.tail += (_estrides(g)[0], g.shape[0])
     spec.name = name
     spec.chars = chars
     spec.render_kw = dict(

@@ -35,7 +35,8 @@ __all__ = [
     "invert", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
-    "logical_not",
+    "logical_not", "minimum", "maximum", "where", "if_positive",
+    "apply_outputs",
 ]
 
 try:
@@ -227,6 +228,73 @@ def apply(op, args, out=None, stream=None, casting="same_kind"):
             inputs[i] = _broadcast_view(x, shape)
     _ew.run_elementwise(op, [out], inputs, loop_dtypes=loop, stream=stream)
     return out
+
+
+def apply_outputs(op, args, out=None, stream=None):
+    """:func:`apply` for an operation with several outputs (numpy's
+    ``frexp`` and ``modf``): one array per output.
+
+    Parameters
+    ----------
+    op : str
+        An operation of :mod:`gpuarr.kernels.ops` with ``nout > 1``.
+    args : sequence
+        Operands, as for :func:`apply`.
+    out : tuple, optional
+        One GPUArray or None per output (numpy's ``out=(o1, o2)``); each
+        given one receives its result cast under ``same_kind`` casting.
+    stream : gpuarr.driver.Stream, optional
+
+    Returns
+    -------
+    tuple of GPUArray
+        The given outputs, new arrays (C order) for the others.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As numpy would, before any launch: no loop for the dtype, an
+        ``out`` that is no tuple of the right length (numpy's message), an
+        output of another shape or that the result cannot be cast to.
+    """
+    ops = [_as_operand(x) for x in args]
+    loop, res = _resolve(op, ops)
+    shapes = [x.shape for x in ops if type(x) is GPUArray]
+    if not shapes:
+        raise TypeError("%s: at least one operand must be a GPUArray" % op)
+    shape = _layout.broadcast_shapes(*shapes, operands=True)
+    if out is None:
+        out = (None,) * len(res)
+    if not isinstance(out, tuple) or len(out) != len(res):
+        raise ValueError("The 'out' tuple must have exactly one entry per "
+                         "ufunc output")
+    for o, dt in zip(out, res):
+        if o is None:
+            continue
+        if not isinstance(o, GPUArray):
+            raise TypeError("out must be a tuple of GPUArrays or None")
+        if o.shape != shape:
+            raise ValueError("non-broadcastable output operand with shape %s "
+                             "doesn't match the broadcast shape %s"
+                             % (_layout.shape_str(o.shape),
+                                _layout.shape_str(shape)))
+        if o.dtype != dt and not np.can_cast(dt, o.dtype, "same_kind"):
+            raise casting_error(op, dt, o.dtype)
+    outs = [_creation.empty_c(shape, dt) if o is None else o
+            for o, dt in zip(out, res)]
+    inputs = ops
+    for i, x in enumerate(inputs):
+        if type(x) is not GPUArray:
+            continue
+        if x.size and any(
+                o is not None and o.size and _layout.overlaps(x, o)
+                and not (x.ptr == o.ptr and x.strides == o.strides
+                         and x.shape == o.shape) for o in out):
+            x = inputs[i] = x.copy(stream=stream)
+        if x.shape != shape:
+            inputs[i] = _broadcast_view(x, shape)
+    _ew.run_elementwise(op, outs, inputs, loop_dtypes=loop, stream=stream)
+    return tuple(outs)
 
 
 def _fast(op, args, stream):
@@ -615,3 +683,51 @@ logical_and = ufunc("logical_and", 2, "Element-wise logical and (bool result).")
 logical_or = ufunc("logical_or", 2, "Element-wise logical or (bool result).")
 logical_xor = ufunc("logical_xor", 2, "Element-wise logical xor (bool result).")
 logical_not = ufunc("logical_not", 1, "Element-wise logical not (bool result).")
+minimum = ufunc("minimum", 2, "Element-wise minimum, NaN-propagating "
+                "(numpy.minimum; PyCUDA's ``gpuarray.minimum``).")
+maximum = ufunc("maximum", 2, "Element-wise maximum, NaN-propagating "
+                "(numpy.maximum; PyCUDA's ``gpuarray.maximum``).")
+
+
+def where(condition, x=None, y=None, out=None, stream=None):
+    """``x`` where ``condition`` is true, else ``y`` (numpy.where;
+    PyCUDA's ``gpuarray.where(criterion, then_, else_, out, stream)``).
+
+    The result dtype is the promotion of ``x`` and ``y``; ``condition`` is
+    tested for non-zero.  All three broadcast together (PyCUDA needs one
+    shape and one dtype; numpy's rules are a superset).
+
+    Returns
+    -------
+    GPUArray
+        ``out`` if given, else a new array of the broadcast shape.
+
+    Raises
+    ------
+    NotImplementedError
+        For the one-argument form (``nonzero``).
+    ValueError
+        If only one of ``x`` and ``y`` is given, or the shapes do not
+        broadcast.
+    """
+    if x is None and y is None:
+        raise NotImplementedError("where(condition) (nonzero) is not "
+                                  "supported on the GPU yet")
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return apply("where", (condition, x, y), out, stream)
+
+
+def if_positive(criterion, then_, else_, out=None, stream=None):
+    """``then_`` where ``criterion > 0``, else ``else_`` (PyCUDA's
+    ``gpuarray.if_positive``), with numpy's broadcasting and promotion of
+    ``then_`` and ``else_`` (PyCUDA needs one shape and one dtype).
+
+    Raises
+    ------
+    TypeError
+        For a complex ``criterion``.
+    ValueError
+        If the shapes do not broadcast together.
+    """
+    return apply("if_positive", (criterion, then_, else_), out, stream)

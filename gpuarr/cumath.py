@@ -13,7 +13,8 @@ import numpy as np
 
 from ._creation import asarray
 from ._transfer import assign
-from ._ufunc import absolute, apply, casting_error, power, ufunc
+from ._ufunc import (absolute, apply, apply_outputs, casting_error,
+                     if_positive, maximum, minimum, power, ufunc, where)
 
 __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
@@ -23,6 +24,7 @@ __all__ = [
     "hypot", "power", "minimum", "maximum", "fmin", "fmax", "clip", "where",
     "isnan", "isinf", "isfinite", "conj", "conjugate", "angle", "if_positive",
     "asin", "acos", "atan", "atan2", "sinh", "asinh", "acosh", "atanh",
+    "frexp", "ldexp", "modf",
 ]
 
 sin = ufunc("sin", 1, "Element-wise sine (numpy.sin).")
@@ -57,8 +59,6 @@ trunc = ufunc("trunc", 1, "Element-wise truncation toward zero (numpy.trunc).")
 rint = ufunc("rint", 1, "Element-wise round half to even (numpy.rint).")
 fmod = ufunc("fmod", 2, "Element-wise C ``fmod`` (sign of x1; numpy.fmod).")
 hypot = ufunc("hypot", 2, "Element-wise ``sqrt(x1**2 + x2**2)`` (numpy.hypot).")
-minimum = ufunc("minimum", 2, "Element-wise minimum, NaN-propagating.")
-maximum = ufunc("maximum", 2, "Element-wise maximum, NaN-propagating.")
 fmin = ufunc("fmin", 2, "Element-wise minimum, ignoring NaN (numpy.fmin).")
 fmax = ufunc("fmax", 2, "Element-wise maximum, ignoring NaN (numpy.fmax).")
 isnan = ufunc("isnan", 1, "Element-wise NaN test (bool result).")
@@ -66,6 +66,9 @@ isinf = ufunc("isinf", 1, "Element-wise infinity test (bool result).")
 isfinite = ufunc("isfinite", 1, "Element-wise finiteness test (bool result).")
 conjugate = ufunc("conjugate", 1, "Element-wise complex conjugate.")
 conj = conjugate
+ldexp = ufunc("ldexp", 2, "Element-wise ``x1 * 2**x2`` (numpy.ldexp): ``x2`` "
+              "must be an integer (int32 or int64 loop); float16 is computed "
+              "in float32 and rounded once.")
 
 # C / PyCUDA spellings
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
@@ -131,38 +134,57 @@ def clip(a, a_min, a_max, out=None, stream=None):
     return apply("clip", (a, a_min, a_max), out, stream)
 
 
-def where(condition, x=None, y=None, out=None, stream=None):
-    """``x`` where ``condition`` is true, else ``y`` (numpy.where).
+def frexp(x, out=None, stream=None):
+    """Mantissa and exponent of each element (numpy.frexp):
+    ``x == m * 2**e`` with ``0.5 <= |m| < 1``, or ``m = x, e = 0`` for
+    zeros, infinities and NaN.
 
-    The result dtype is the promotion of ``x`` and ``y``; ``condition`` is
-    tested for non-zero. All three broadcast together.
+    Parameters
+    ----------
+    x : GPUArray
+        Real values; integers and bool are converted as numpy's loops do
+        (int8/uint8/bool to float16, int16 to float32, others to float64).
+    out : tuple of (GPUArray or None), optional
+        numpy's ``out=(m, e)``; each given array receives its result cast
+        under ``same_kind`` casting.
+    stream : gpuarr.driver.Stream, optional
 
     Returns
     -------
-    GPUArray
-        ``out`` if given, else a new array of the broadcast shape.
+    (GPUArray, GPUArray)
+        The mantissas (``x``'s float dtype) and the exponents (int32).
 
     Raises
     ------
-    NotImplementedError
-        For the one-argument form (``nonzero``).
+    TypeError
+        For complex input or outputs the results cannot be cast to.
     ValueError
-        If only one of ``x`` and ``y`` is given.
+        For an ``out`` that is no 2-tuple, or of another shape.
     """
-    if x is None and y is None:
-        raise NotImplementedError("where(condition) (nonzero) is not "
-                                  "supported on the GPU yet")
-    if x is None or y is None:
-        raise ValueError("either both or neither of x and y should be given")
-    return apply("where", (condition, x, y), out, stream)
+    return apply_outputs("frexp", (x,), out, stream)
 
 
-def if_positive(criterion, then_, else_, out=None, stream=None):
-    """``then_`` where ``criterion > 0``, else ``else_`` (PyCUDA).
+def modf(x, out=None, stream=None):
+    """Fractional and integral parts of each element (numpy.modf), both
+    with ``x``'s sign: ``modf(-2.5) == (-0.5, -2.0)``, ``modf(inf) ==
+    (0.0, inf)``.
+
+    Parameters
+    ----------
+    x : GPUArray
+        Real values; integers and bool are converted as for :func:`frexp`.
+    out : tuple of (GPUArray or None), optional
+        numpy's ``out=(frac, whole)``.
+    stream : gpuarr.driver.Stream, optional
+
+    Returns
+    -------
+    (GPUArray, GPUArray)
+        Both of ``x``'s float dtype.
 
     Raises
     ------
-    ValueError
-        If the shapes do not broadcast together.
+    TypeError, ValueError
+        As :func:`frexp`.
     """
-    return apply("if_positive", (criterion, then_, else_), out, stream)
+    return apply_outputs("modf", (x,), out, stream)

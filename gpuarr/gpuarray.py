@@ -10,7 +10,10 @@ module name; the code lives in one module per concern (see
 ``docs/architecture.md``): :mod:`gpuarr._array` (the class),
 :mod:`gpuarr._creation`, :mod:`gpuarr._transfer`, :mod:`gpuarr._ufunc`,
 :mod:`gpuarr._indexing`, :mod:`gpuarr._manipulation`,
-:mod:`gpuarr._interop`.
+:mod:`gpuarr._interop`; PyCUDA's reductions (``sum``, ``dot``, ``min``,
+``subset_dot``, ..., with PyCUDA's argument order) are
+:mod:`gpuarr._pyreduce`'s, whereas the flat namespace's ``gpuarr.sum``
+and the array methods keep numpy's signatures.
 """
 
 from ._array import GPUArray
@@ -28,6 +31,12 @@ from ._ufunc import (
     invert, bitwise_not, bitwise_and, bitwise_or, bitwise_xor, left_shift,
     right_shift, equal, not_equal, less, less_equal, greater, greater_equal,
     logical_and, logical_or, logical_xor, logical_not)
+# PyCUDA's reductions by PyCUDA's signatures, conditionals, splay
+from ._pyreduce import (  # noqa: A004 - PyCUDA's names shadow builtins
+    sum, dot, vdot, min, max, all, any, subset_sum, subset_dot, subset_min,
+    subset_max)
+from ._pymethods import splay
+from ._ufunc import minimum, maximum, where, if_positive
 
 __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "full",
@@ -41,4 +50,8 @@ __all__ = [
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "UFuncTypeError",
     "vec",
+    # PyCUDA's reductions, conditionals, splay
+    "sum", "dot", "vdot", "min", "max", "all", "any", "subset_sum",
+    "subset_dot", "subset_min", "subset_max", "minimum", "maximum", "where",
+    "if_positive", "splay",
 ]

@@ -8,6 +8,9 @@ points:
   ``"argmax"``, ``"dot"``, ...) of operands over some axes into an output
   array the caller allocated (the array layer, :mod:`gpuarr.reductions`,
   decides numpy's dtypes and shapes);
+* :func:`run_subset_reduction` - PyCUDA's ``subset_sum``, ``subset_dot``,
+  ``subset_min``, ``subset_max``: a full reduction over ``a[subset]``
+  gathered by index, in one pass;
 * :class:`ReductionKernel` - PyCUDA's user reductions, plus ``axis=``.
 
 The dtypes, kernel paths and parameters are chosen by
@@ -27,9 +30,11 @@ from ._enums import device_attribute
 from ._kernelargs import KernelArguments, ScalarArg, check_name
 from ._kernelspec import KernelSpec  # noqa: F401 - kept importable here
 from ._reduction_plan import (  # noqa: F401 - OPS, op_dtypes kept here
-    OPS, PART_BYTES, TICKETS, op_dtypes, reduce_spec, user_dtypes)
+    INDEX_MODES, OPS, PART_BYTES, SUBSET_OPS, TICKETS, op_dtypes,
+    reduce_spec, user_dtypes)
 
-__all__ = ["run_reduction", "ReductionKernel", "reduce_spec", "OPS",
+__all__ = ["run_reduction", "run_subset_reduction", "ReductionKernel",
+           "reduce_spec", "OPS", "SUBSET_OPS", "INDEX_MODES",
            "set_array_factory", "clear_cache", "full_entry", "state", "State",
            "MAX_PLANS"]
 
@@ -222,6 +227,62 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
     args.append(scale)
     args.extend(plan.tail)
     plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
+
+
+def run_subset_reduction(op, subset, gathers, out, ct, index_mode="raise",
+                         stream=None):
+    """Reduce ``a[subset]`` (``subset_dot``: ``a[subset] * b[subset]``)
+    over every element of ``subset`` into the 0-d ``out``, in one pass.
+
+    Parameters
+    ----------
+    op : str
+        A key of :data:`SUBSET_OPS`.
+    subset : array-like
+        Integer indices, any shape and strides, at least one element.
+    gathers : sequence of array-like
+        The indexed arrays (one; two for ``subset_dot``): 1-D, any strides.
+    out : array-like
+        0-d output; receives the result converted to its dtype.
+    ct : numpy.dtype
+        Computation dtype (the sum's or the products' dtype; the gathered
+        array's for the extremes).
+    index_mode : {"raise", "wrap", "clip"}
+        "raise": the caller has checked that every index lies in
+        ``[-n, n)`` (negative ones count from the end, numpy's indexing);
+        "wrap" and "clip": numpy.take's modes, any index.
+    stream : gpuarr.driver.Stream, optional
+
+    Notes
+    -----
+    No index is checked here: out-of-range indices under "raise" read
+    outside the arrays.  The caller raises numpy's errors first.
+    """
+    key = (op, ct, index_mode, subset.dtype, subset.shape, subset.strides,
+           subset.ptr & 15, out.dtype, out.strides,
+           tuple((g.dtype, g.shape, g.strides) for g in gathers))
+    st = state()
+    plan = st.plans.get(key)
+    if plan is None:
+        _dtypes.check_supported(subset.dtype)
+        for g in gathers:
+            _dtypes.check_supported(g.dtype)
+        _dtypes.check_supported(out.dtype)
+        spec = reduce_spec(op, (subset,), out, tuple(range(len(subset.shape))),
+                           ct, None, st.nsm, gathers=tuple(gathers),
+                           index_mode=index_mode)
+        plan = _make_plan(st, spec)
+        _keep_plan(st, key, plan)
+    if plan.empty:
+        return
+    if plan.needs_ws:
+        p, t = _workspace(st, stream)
+    else:
+        p = t = 0
+    plan.fn.prepared_async_call(plan.grid, plan.block, stream, out.ptr,
+                                subset.ptr + plan.offsets[0],
+                                *[g.ptr for g in gathers], p, t, 1.0,
+                                *plan.tail)
 
 
 def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):

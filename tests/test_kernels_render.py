@@ -49,7 +49,8 @@ def _all_op_specs(shape=(1000,)):
                 li, oo = ew._resolve_tokens(op, ew._tokens(ins))
             except TypeError:
                 continue
-            specs.append(ew.plan_spec(op, li, oo, [FakeArray(oo[0], shape)],
+            specs.append(ew.plan_spec(op, li, oo,
+                                      [FakeArray(d, shape) for d in oo],
                                       ins, [False] * op.nin, shape))
             labels.append((name, str(dt)))
     return specs, labels
@@ -135,6 +136,59 @@ def _layout_specs():
     out.append(spec_for("clip", [FakeArray(f4, (4096,))],
                         [FakeArray(f4, (4096,)), 0.0, 1.0]))
     return out
+
+
+def _mixed_op_specs():
+    """The ops whose inputs differ in kind (ldexp's float and integer) and
+    the two-output ops, on every layout path."""
+    specs = []
+    for m in ("f2", "f4", "f8", "i2", "u1", "?"):
+        for e in ("i1", "u2", "i4", "i8", "?"):
+            specs.append(spec_for("ldexp", [FakeArray(
+                np.ldexp.resolve_dtypes((np.dtype(m), np.dtype(e), None))[2],
+                (4096,))], [FakeArray(m, (4096,)), FakeArray(e, (4096,))]))
+        specs.append(spec_for("ldexp", [FakeArray("f8" if m[0] in "iu?"
+                                                  else m, (4096,))],
+                              [FakeArray(m, (4096,)), 3]))
+    for op in ("frexp", "modf"):
+        for dt in ("f2", "f4", "f8", "i1", "u8", "?"):
+            li, oo = ew._resolve_tokens(get_op(op), ew._tokens(
+                [FakeArray(dt, (1,))]))
+            for shape, st in (((4096,), None), ((300, 300), "T"),
+                              ((5, 6, 7), "nd")):
+                isz = np.dtype(dt).itemsize
+                if st == "T":
+                    x = FakeArray(dt, shape, (isz, 300 * isz))
+                elif st == "nd":
+                    x = FakeArray(dt, shape, (isz, 5 * isz, 30 * isz))
+                else:
+                    x = FakeArray(dt, shape)
+                specs.append(spec_for(op, [FakeArray(d, shape) for d in oo],
+                                      [x]))
+    return specs
+
+
+def test_two_output_ops_render_one_result_each():
+    sp = spec_for("frexp", [FakeArray("f4", (4096,)), FakeArray("i4", (4096,))],
+                  [FakeArray("f4", (4096,))])
+    src = sp.source()
+    assert "o0 = r0;" in src and "o1 = r1;" in src
+    assert "ga_frexp_m(x0)" in src and "ga_frexp_e(x0)" in src
+    sp = spec_for("modf", [FakeArray("f2", (64,)), FakeArray("f8", (64,))],
+                  [FakeArray("f2", (64,))])
+    src = sp.source()
+    assert "truncf(x0)" in src and "ga_modf_frac(x0)" in src
+    # a single-output op still renders one ``r``
+    assert "const float r = " in spec_for(
+        "add", [FakeArray("f4", (64,))],
+        [FakeArray("f4", (64,)), FakeArray("f4", (64,))]).source()
+    assert {sp.path for sp in _mixed_op_specs()} == {"rows", "nd",
+                                                     "transpose"}
+
+
+@needs_compiler
+def test_mixed_and_two_output_ops_compile():
+    COMPILE(_batch(_mixed_op_specs()))
 
 
 def test_path_selection():

@@ -272,6 +272,19 @@ template <class T> GA_DEV T ga_clip_float(T x, T lo, T hi) {
     T y = (x >= lo || x != x) ? x : lo;
     return (y <= hi || y != y) ? y : hi;
 }
+// numpy's modf, frexp and ldexp: C99's, with frexp's exponent 0 (and its
+// mantissa the value itself) for infinities and NaN, where C leaves the
+// exponent unspecified; ldexp's exponent clamped far past every float's
+// range (the result is then 0 or inf, as for the exact exponent)
+GA_DEV float ga_modf_frac(float x) { float i; return modff(x, &i); }
+GA_DEV double ga_modf_frac(double x) { double i; return modf(x, &i); }
+GA_DEV float ga_frexp_m(float x) { int e; const float m = frexpf(x, &e); return ga_isfinite(x) ? m : x; }
+GA_DEV double ga_frexp_m(double x) { int e; const double m = frexp(x, &e); return ga_isfinite(x) ? m : x; }
+GA_DEV int ga_frexp_e(float x) { int e; frexpf(x, &e); return ga_isfinite(x) ? e : 0; }
+GA_DEV int ga_frexp_e(double x) { int e; frexp(x, &e); return ga_isfinite(x) ? e : 0; }
+GA_DEV int ga_exp_clamp(long long e) { return (int)(e < -100000 ? -100000 : (e > 100000 ? 100000 : e)); }
+GA_DEV float ga_ldexp(float x, long long e) { return ldexpf(x, ga_exp_clamp(e)); }
+GA_DEV double ga_ldexp(double x, long long e) { return ldexp(x, ga_exp_clamp(e)); }
 
 // ---- complex elementary functions ----
 // numpy's results: C99 Annex G branch cuts (Kahan's formulas for the

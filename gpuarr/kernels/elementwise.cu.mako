@@ -15,7 +15,9 @@
 ##             op (the operation's name in kernels/ops.py), in_dts (each
 ##             input's dtype in memory; a scalar's is its loop dtype),
 ##             scalar (flags), loop_in (the loop dtypes inputs convert to),
-##             res_dt (the operation's result dtype), out_dts (outputs')
+##             res_dt (the operation's result dtype), res_dts (one per
+##             output of an operation with several: frexp, modf), out_dts
+##             (outputs')
 ##   ndim      number of merged dimensions
 ##   vec       elements per vector access (1 = scalar accesses)
 ##   unroll    independent vector accesses per thread per chunk (rows)
@@ -69,10 +71,20 @@ ${", " if k else ""}${ctype(dt)} & o${k}\
 % endif
     (void)x${k};
 % endfor
+% if len(apply["res_dts"]) == 1:
     const ${reg_ctype(res_dt)} r = ${result(op_expression(get_op(apply["op"]), apply["loop_in"], ["x%d" % k for k, _ in ins_]), res_dt)};
 % for k, dt in enumerate(apply["out_dts"]):
     o${k} = ${common.store(common.convert("r", res_dt, dt), dt)};
 % endfor
+% else:
+## an operation with one result per output (frexp, modf)
+% for k, rdt in enumerate(apply["res_dts"]):
+    const ${reg_ctype(rdt)} r${k} = ${result(op_expression(get_op(apply["op"]), apply["loop_in"], ["x%d" % j for j, _ in ins_], k), rdt)};
+% endfor
+% for k, dt in enumerate(apply["out_dts"]):
+    o${k} = ${common.store(common.convert("r%d" % k, apply["res_dts"][k], dt), dt)};
+% endfor
+% endif
 }
 % endif
 

@@ -46,7 +46,8 @@ class Op:
     name : str
     nin, nout : int
     exprs : dict
-        Kind letter -> C expression template.
+        Kind letter -> C expression template; for an op with two outputs
+        (``frexp``, ``modf``) a tuple of one template per output.
     ufunc : numpy.ufunc or None
         The ufunc whose type resolution the op uses.
     resolver : str
@@ -56,10 +57,11 @@ class Op:
 
     __slots__ = ("name", "nin", "nout", "exprs", "ufunc", "resolver")
 
-    def __init__(self, name, nin, exprs, ufunc=None, resolver="ufunc"):
+    def __init__(self, name, nin, exprs, ufunc=None, resolver="ufunc",
+                 nout=1):
         self.name = name
         self.nin = nin
-        self.nout = 1
+        self.nout = nout
         self.exprs = {}
         for kinds, e in exprs.items():
             for k in kinds:
@@ -175,6 +177,8 @@ _TABLE = [
     ("isfinite", 1, {"b" + _I: "true", "f": "ga_isfinite({0})",
                      "c": "(ga_isfinite({0}.re) && ga_isfinite({0}.im))"}),
     ("conjugate", 1, {"b" + _N: "{0}", "c": "ga_conj({0})"}),
+    # integer exponents of any width: the helper clamps them to int
+    ("ldexp", 2, {"f": "ga_ldexp({0}, (long long){1})"}),
 ]
 
 #: name -> :class:`Op`.
@@ -182,6 +186,12 @@ OPS = {}
 for _name, _nin, _exprs in _TABLE:
     OPS[_name] = Op(_name, _nin, _exprs, ufunc=getattr(np, _name))
 del _name, _nin, _exprs
+
+# numpy's two-output ufuncs: (fractional, integral) and (mantissa, exponent)
+OPS["modf"] = Op("modf", 1, {"f": ("ga_modf_frac({0})", "trunc{F}({0})")},
+                 ufunc=np.modf, nout=2)
+OPS["frexp"] = Op("frexp", 1, {"f": ("ga_frexp_m({0})", "ga_frexp_e({0})")},
+                  ufunc=np.frexp, nout=2)
 
 # numpy's clip is a ufunc (``np._core.umath.clip``) with NaN propagation.
 OPS["clip"] = Op("clip", 3, {
@@ -256,7 +266,7 @@ _UNSIGNED = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
              8: "unsigned long long"}
 
 
-def op_expression(op, loop_dtypes, args):
+def op_expression(op, loop_dtypes, args, out=0):
     """The C expression of ``op`` over the loop dtypes.
 
     Parameters
@@ -266,6 +276,8 @@ def op_expression(op, loop_dtypes, args):
     args : sequence of str
         C expressions of the inputs, already of the loop dtypes' compute
         types.
+    out : int
+        Which output's expression, for ops with more than one.
 
     Returns
     -------
@@ -292,6 +304,8 @@ def op_expression(op, loop_dtypes, args):
     except KeyError:
         raise TypeError("gpuarr has no GPU implementation of %r for dtype %s"
                         % (op.name, dt)) from None
+    if isinstance(tmpl, tuple):
+        tmpl = tmpl[out]
     subs = {"T": _dtypes.reg_ctype(dt)}
     if k == "c":
         subs["R"] = "float" if dt.itemsize == 8 else "double"

@@ -49,13 +49,23 @@
 ##   nin       number of strided operands (inputs; 1 virtual one for user)
 ##   rcontig   the reduced axis is contiguous (stride 1) for every input
 ##   preamble  extra source (user kernels)
+##   gathers   [(memory C type, numpy dtype)] of the 1-D arrays the subset
+##             reductions (subset_sum, ...) index with their one input's
+##             values: parameters ga_g<k> after the inputs, and the element
+##             stride ga_gs<k> and length ga_gn<k> (long long) last; [] for
+##             every other kernel
+##   index_mode  the subset reductions' index rule: "raise" (in range, a
+##             negative index counts from the end), "wrap" (modulo the
+##             length) or "clip" (clamped); None for every other kernel
 <%!
     import numpy as np
     from gpuarr._dtypes import ctype, int_bounds, reg_ctype
 
     F2, F4, I8, U8 = (np.dtype(t) for t in ("f2", "f4", "i8", "u8"))
-    SUMS = ("sum", "prod", "nansum", "mean", "dot", "vdot", "count_nonzero")
+    SUMS = ("sum", "prod", "nansum", "mean", "dot", "vdot", "count_nonzero",
+            "subset_sum", "subset_dot")
     EXTREMES = ("max", "min", "nanmax", "nanmin")
+    SUBSETS = ("subset_sum", "subset_dot", "subset_min", "subset_max")
 
     def fd(dt):
         """The suffix of gpuarr's float helpers for dtype ``dt``'s parts."""
@@ -111,7 +121,7 @@ ga_nan_${fd(dt)}()
 </%def>\
 ## the better of two values: the greater for maxima, the lesser for minima
 <%def name="better()" buffered="True" filter="trim">
-${"ga_gt" if op in ("max", "nanmax", "argmax", "absmax") else "ga_lt"}
+${"ga_gt" if op in ("max", "nanmax", "argmax", "absmax", "subset_max") else "ga_lt"}
 </%def>\
 ## a combine keeping the first NaN (nan_first) or the first non-NaN value
 <%def name="pick(nan_first)" buffered="True" filter="trim">
@@ -129,9 +139,9 @@ if (ga_isnan_r(b)) return a; if (ga_isnan_r(a)) return b; return ${better()}(b, 
 (A)0
 % elif op in ("nanmax", "nanmin") and acc_dt.kind in "fc":
 ${nan(acc_dt, A)}
-% elif op in ("max", "nanmax"):
+% elif op in ("max", "nanmax", "subset_max"):
 ${lowest(acc_dt, A)}
-% elif op in ("min", "nanmin", "absmin"):
+% elif op in ("min", "nanmin", "absmin", "subset_min"):
 ${highest(acc_dt, A)}
 % elif op in ("any", "all"):
 ${"0" if op == "any" else "1"}
@@ -152,7 +162,7 @@ return a | b;
 return (A)((unsigned long long)a + (unsigned long long)b);
 % elif op in SUMS or op in ("var", "std", "sumsq", "abssum"):
 return a + b;
-% elif op in ("max", "min", "absmax", "absmin"):
+% elif op in ("max", "min", "absmax", "absmin", "subset_max", "subset_min"):
 ${pick(True)}
 % elif op in ("nanmax", "nanmin"):
 ${pick(False)}
@@ -163,7 +173,24 @@ const bool an = ga_isnan_r(a.v), bn = ga_isnan_r(b.v); if (an || bn) { if (an &&
 % endif
 </%def>\
 <%def name="map_body()" buffered="True" filter="trim">
-% if op == "count_nonzero":
+% if op in SUBSETS:
+% for k in range(len(gathers)):
+${gather_index(k)}
+% endfor
+% if op == "subset_dot" and ct.kind == "b":
+return (A)((ga_nonzero(${gathered(0)}) && ga_nonzero(${gathered(1)})) ? 1 : 0);
+% elif op == "subset_dot" and ct.kind in "iu":
+return (A)((unsigned long long)(A)(${gather_conv(0, ct)}) * (unsigned long long)(A)(${gather_conv(1, ct)}));
+% elif op == "subset_dot":
+return (A)(${gather_conv(0, ct)}) * (A)(${gather_conv(1, ct)});
+% elif op == "subset_sum" and ct.kind == "b":
+return (A)(ga_nonzero(${gathered(0)}) ? 1 : 0);
+% elif op == "subset_sum":
+return (A)(${gather_conv(0, ct)});
+% else:
+return (A)(${gathered(0)});
+% endif
+% elif op == "count_nonzero":
 return (A)(ga_nonzero(x0) ? 1 : 0);
 % elif op in ("dot", "vdot") and ct.kind == "b":
 return (A)((ga_nonzero(x0) && ga_nonzero(x1)) ? 1 : 0);
@@ -196,6 +223,36 @@ return ga_abs2((${aux})(${load_conv("x0", 0, ct)}) - aux);
 return (A)ga_abs2(${load_conv("x0", 0, ct)});
 % else:
 return (A)ga_abs_r(${load_conv("x0", 0, ct)});
+% endif
+</%def>\
+## the subset reductions: the element of gathered array k the index x0
+## names (numpy's a[subset]: ``index_mode`` says what an index outside
+## [0, n) does), its value, and that value in dtype ``to``
+<%def name="gather_index(k)" buffered="True" filter="trim">
+<% n = "ga_gn%d" % k %>\
+% if index_mode == "wrap" and in_dts[0].kind == "u":
+const long long ga_j${k} = (long long)((unsigned long long)x0 % (unsigned long long)${n});
+% elif index_mode == "wrap":
+long long ga_j${k} = (long long)x0 % ${n}; if (ga_j${k} < 0) ga_j${k} += ${n};
+% elif index_mode == "clip" and in_dts[0].kind == "u":
+const long long ga_j${k} = (unsigned long long)x0 >= (unsigned long long)${n} ? ${n} - 1 : (long long)x0;
+% elif index_mode == "clip":
+const long long ga_j${k} = x0 < 0 ? 0LL : ((long long)x0 >= ${n} ? ${n} - 1 : (long long)x0);
+% elif in_dts[0].kind == "u":
+const long long ga_j${k} = (long long)x0;
+% else:
+const long long ga_j${k} = x0 < 0 ? (long long)x0 + ${n} : (long long)x0;
+% endif
+</%def>\
+<%def name="gathered(k)" buffered="True" filter="trim">
+${common.load("ga_g%d[ga_j%d * ga_gs%d]" % (k, k, k), gathers[k][1])}
+</%def>\
+<%def name="gather_conv(k, to)" buffered="True" filter="trim">
+<% dt = gathers[k][1] %>\
+% if dt == to:
+${gathered(k)}
+% else:
+${common.convert(gathered(k), dt, F4 if to == F2 else to)}
 % endif
 </%def>\
 <%def name="conj(x)" buffered="True" filter="trim">
@@ -353,7 +410,9 @@ typedef ${acc_ctype()} A;
 % if mode == "values":
 static GA_DEV A ga_neutral() { return ${neutral()}; }
 static GA_DEV A ga_combine(A a, A b) { ${combine()} }
+% if not gathers:
 static GA_DEV A ga_map(${", ".join(["%s x%d" % (reg_ctype(d), k) for k, d in enumerate(in_dts)] + ["I idx"] + (["%s aux" % aux] if aux else []))}) { ${map_body()} }
+% endif
 % else:
 static GA_DEV A ga_neutral() { return (A)(${user_neutral}); }
 static GA_DEV A ga_combine(A a, A b) { return (A)(${user_reduce}); }
@@ -370,6 +429,9 @@ ${name}(${ctype(out_dt)} *__restrict__ ga_out,
     ${t} ${n},
 % endfor
 % endif
+% for k, (t, d) in enumerate(gathers):
+    const ${t} *__restrict__ ga_g${k},
+% endfor
 % if aux:
     const ${aux} *__restrict__ ga_aux,
 % endif
@@ -394,10 +456,15 @@ ${name}(${ctype(out_dt)} *__restrict__ ga_out,
 % endfor
 % endfor
 % endif
+% for k in range(len(gathers)):
+    , long long ga_gs${k}, long long ga_gn${k}
+% endfor
 )
 {
 % if mode == "user":
     auto ga_map = [&](I i) -> A { return (A)(${user_map}); };
+% elif gathers:
+    auto ga_map = [&](${reg_ctype(in_dts[0])} x0, I idx) -> A { (void)idx; ${map_body()} };
 % endif
 % if rdim > 1:
 % for k in ops:

@@ -1,0 +1,544 @@
+"""PyCUDA's ``gpuarray`` reductions, by PyCUDA's signatures (layer 5).
+
+``pycuda.gpuarray.sum(a, dtype=None, stream=None, allocator=None)`` and the
+others take their arguments in PyCUDA's order (``sum(a, numpy.float64)``
+means ``dtype``, ``min(a, stream)`` a stream); :mod:`gpuarr.gpuarray`
+exports these.  The flat namespace (``gpuarr.sum``) and the array methods
+keep numpy's signatures (:mod:`gpuarr.reductions`).  numpy's keywords
+(``axis``, ``out``, ``keepdims``) are accepted here too, keyword-only.
+
+Where PyCUDA and numpy disagree on a result, numpy's wins:
+
+* dtypes: ``sum`` of int32 is int64 (PyCUDA: int32), ``dot`` and
+  ``subset_dot`` of two dtypes give their promotion (PyCUDA: the first
+  one's); ``dtype=`` is the accumulator's and result's dtype in all of them;
+* ``min``/``max`` propagate NaN (PyCUDA's ``fmin``/``fmax`` skip it) and
+  raise numpy's ValueError for an empty array;
+* ``dot`` of two N-D arrays (N >= 2) is numpy's matrix product, which
+  gpuarr does not implement (NotImplementedError); PyCUDA summed
+  ``a * b`` over every element, which ``vdot`` of real arrays gives;
+* the subset reductions index like numpy's ``a[subset]``: negative
+  indices count from the end and an index outside ``[-n, n)`` raises
+  IndexError before the reduction is launched (PyCUDA reads outside the
+  array).  Checking costs two small reductions and a synchronization;
+  ``mode="wrap"`` or ``mode="clip"`` (numpy.take's modes) skip it.
+
+Every function returns a 0-d GPUArray for a full reduction (PyCUDA's
+convention: ``float(x)`` or ``x.get()`` read it), allocated with
+``allocator`` when given (else the context's pool), and launches on
+``stream`` (default the legacy stream).
+"""
+
+import numpy as np
+
+from . import _creation, _transfer, _ufunc
+from . import driver as _drv
+from . import reduction as _red
+from . import reductions as _rs
+from ._array import GPUArray
+
+__all__ = ["sum", "dot", "vdot", "min", "max", "all", "any", "subset_sum",
+           "subset_dot", "subset_min", "subset_max", "method_any",
+           "method_all"]
+
+_NoValue = np._NoValue
+_B = np.dtype(bool)
+_NP = {"sum": np.sum, "max": np.max, "min": np.min, "any": np.any,
+       "all": np.all}
+
+
+def _new(shape, dt, allocator):
+    if allocator is None:
+        return _creation.empty_c(shape, dt)
+    return GPUArray(shape, dt, allocator=allocator)
+
+
+def _zero(w, stream):
+    """Set ``w`` (C-contiguous) to zeros, every dtype's 0 being all bits
+    clear: one memset, no kernel."""
+    if w.size:
+        if stream is None:
+            _drv.memset_d8(w.ptr, 0, w.nbytes)
+        else:
+            _drv.memset_d8_async(w.ptr, 0, w.nbytes, stream)
+    return w
+
+
+def _empty_answer(npfn, a, kw, out):
+    """numpy's answer (or error) for a reduction of an empty array."""
+    r = np.asarray(npfn(np.zeros(a.shape, a.dtype), **kw))
+    if out is None:
+        return _creation.to_gpu(np.asarray(r, order="C"))
+    if out.size:
+        out.set(r.astype(out.dtype).reshape(out.shape))
+    return out
+
+
+def _reduce(op, name, a, res_dt, ct, axis, out, keepdims, stream, allocator,
+            kw):
+    """A reduction of ``a`` on ``stream`` into ``out`` or a new array from
+    ``allocator``; numpy's shapes, errors and empty answers."""
+    a = _rs.as_array(a)
+    axes = _rs.normalize_axes(axis, len(a.shape))
+    if out is None and allocator is not None:
+        shape = (tuple(1 if k in axes else n for k, n in enumerate(a.shape))
+                 if keepdims else
+                 tuple(n for k, n in enumerate(a.shape) if k not in axes))
+        out = GPUArray(shape, res_dt, allocator=allocator)
+    if a.size == 0:
+        return _empty_answer(_NP[op], a, kw, out)
+    w, ret = _rs.reduction_target(a, axes, out, keepdims, res_dt, name)
+    _red.run_reduction(op, (a,), w, axes, ct, stream=stream)
+    return ret
+
+
+def sum(a, dtype=None, stream=None, allocator=None, *, axis=None,  # noqa: A001
+        out=None, keepdims=False):
+    """Sum of the elements (PyCUDA's ``gpuarray.sum``; numpy's dtypes).
+
+    Parameters
+    ----------
+    a : GPUArray
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default numpy's (int64 for smaller
+        signed integers and bool, uint64 for smaller unsigned ones, else
+        ``a.dtype``; PyCUDA's default was ``a.dtype``).
+    stream : gpuarr.driver.Stream, optional
+    allocator : callable, optional
+        ``allocator(nbytes)`` for the result.
+    axis, out, keepdims
+        numpy's (keyword-only).
+
+    Returns
+    -------
+    GPUArray
+        0-d for a full reduction.
+
+    Raises
+    ------
+    TypeError, ValueError, numpy.exceptions.AxisError
+        As :func:`gpuarr.reductions.sum`.
+    """
+    if stream is None and allocator is None:
+        return _rs.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    a = _rs.as_array(a)
+    res = _rs.result_dtype("sum", a.dtype, dtype,
+                           keepdims or axis is not None)
+    return _reduce("sum", "add", a, res, res, axis, out, keepdims, stream,
+                   allocator, {"axis": axis, "dtype": dtype,
+                               "keepdims": keepdims})
+
+
+def _extremum(op, name, a, stream, axis, out, keepdims):
+    if stream is None:
+        fn = _rs.max if op == "max" else _rs.min
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
+    a = _rs.as_array(a)
+    return _reduce(op, name, a, a.dtype, a.dtype, axis, out, keepdims,
+                   stream, None, {"axis": axis, "keepdims": keepdims})
+
+
+def max(a, stream=None, *, axis=None, out=None, keepdims=False):  # noqa: A001
+    """Largest element (PyCUDA's ``gpuarray.max``), NaN-propagating like
+    numpy's (PyCUDA's ignored NaN).
+
+    Parameters
+    ----------
+    a : GPUArray
+    stream : gpuarr.driver.Stream, optional
+    axis, out, keepdims
+        numpy's (keyword-only).
+
+    Returns
+    -------
+    GPUArray
+        0-d of ``a.dtype`` for a full reduction.
+
+    Raises
+    ------
+    ValueError
+        For an empty array (numpy's "zero-size array to reduction operation
+        maximum which has no identity").
+    """
+    return _extremum("max", "maximum", a, stream, axis, out, keepdims)
+
+
+def min(a, stream=None, *, axis=None, out=None, keepdims=False):  # noqa: A001
+    """Smallest element (PyCUDA's ``gpuarray.min``); see :func:`max`."""
+    return _extremum("min", "minimum", a, stream, axis, out, keepdims)
+
+
+def _logical(op, name, a, stream, allocator, axis, out, keepdims):
+    if stream is None and allocator is None:
+        fn = _rs.any if op == "any" else _rs.all
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
+    return _reduce(op, name, a, _B, _B, axis, out, keepdims, stream,
+                   allocator, {"axis": axis, "keepdims": keepdims})
+
+
+def any(a, stream=None, allocator=None, *, axis=None, out=None,  # noqa: A001
+        keepdims=False):
+    """Whether any element is non-zero (PyCUDA's ``gpuarray.any``).
+
+    Returns
+    -------
+    GPUArray
+        0-d bool for a full reduction (empty: False, numpy's answer).
+    """
+    return _logical("any", "logical_or", a, stream, allocator, axis, out,
+                    keepdims)
+
+
+def all(a, stream=None, allocator=None, *, axis=None, out=None,  # noqa: A001
+        keepdims=False):
+    """Whether every element is non-zero (PyCUDA's ``gpuarray.all``).
+
+    Returns
+    -------
+    GPUArray
+        0-d bool for a full reduction (empty: True, numpy's answer).
+    """
+    return _logical("all", "logical_and", a, stream, allocator, axis, out,
+                    keepdims)
+
+
+def _method(op, name, a, axis, out, keepdims, where, stream, allocator):
+    if where is not _NoValue and where is not True:
+        raise NotImplementedError("where= is not supported by gpuarr")
+    return _logical(op, name, a, stream, allocator, axis, out, keepdims)
+
+
+def method_any(a, axis=None, out=None, keepdims=False, *, where=_NoValue,
+               stream=None, allocator=None):
+    """``GPUArray.any``: numpy's signature, plus PyCUDA's ``stream`` and
+    ``allocator`` keywords."""
+    return _method("any", "logical_or", a, axis, out, keepdims, where,
+                   stream, allocator)
+
+
+def method_all(a, axis=None, out=None, keepdims=False, *, where=_NoValue,
+               stream=None, allocator=None):
+    """``GPUArray.all``: numpy's signature, plus PyCUDA's ``stream`` and
+    ``allocator`` keywords."""
+    return _method("all", "logical_and", a, axis, out, keepdims, where,
+                   stream, allocator)
+
+
+# ---------------------------------------------------------------------------
+# products of two arrays
+
+
+def _check_out(out, shape, dt):
+    if out is None:
+        return
+    if not isinstance(out, GPUArray):
+        raise TypeError("out must be a GPUArray")
+    if out.shape != tuple(shape) or out.dtype != dt or not out.flags.c_contiguous:
+        raise ValueError("output array is not acceptable (must have the right "
+                         "datatype, number of dimensions, and be a C-Array)")
+
+
+def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
+    """Dot product (PyCUDA's ``gpuarray.dot``, numpy's ``dot`` semantics)
+    of two vectors, or of an N-D array and a vector (over ``a``'s last
+    axis); 0-d operands multiply.
+
+    Parameters
+    ----------
+    a, b : GPUArray
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default numpy's promotion of the two
+        (``int8 . int8`` is int8, wrapping; ``bool . bool`` bool).
+    stream : gpuarr.driver.Stream, optional
+    allocator : callable, optional
+    out : GPUArray, optional
+        numpy's ``out`` (keyword-only): C-contiguous, of the result's shape
+        and dtype.
+
+    Returns
+    -------
+    GPUArray
+        0-d for two vectors.  One fused pass, any strides; float16
+        accumulates in float32.
+
+    Raises
+    ------
+    ValueError
+        For misaligned shapes (numpy's message) or an unacceptable ``out``.
+    NotImplementedError
+        For two arrays of 2 or more dimensions (numpy's matrix product;
+        PyCUDA's sum of ``a * b`` over every element is ``vdot`` for real
+        arrays).
+    """
+    if dtype is None and stream is None and allocator is None:
+        return _rs.dot(a, b, out=out)
+    a = _rs.as_array(a)
+    b = _rs.as_array(b)
+    res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    if len(a.shape) == 0 or len(b.shape) == 0:
+        if dtype is not None:
+            # computed in ``dtype``, as the vector products are
+            a = a.astype(res, stream=stream)
+            b = b.astype(res, stream=stream)
+        r = _ufunc.apply("multiply", (a, b), None, stream)
+        if r.dtype != res:
+            r = r.astype(res, stream=stream)
+        if out is None:
+            return r
+        _check_out(out, r.shape, res)
+        _transfer.copy_into(out, r, stream)
+        return out
+    if len(b.shape) != 1:
+        raise NotImplementedError(
+            "gpuarr.gpuarray.dot supports vector . vector and N-D . vector "
+            "(numpy's matrix products need GEMM); for PyCUDA's sum of a*b "
+            "over every element use vdot")
+    nd = len(a.shape)
+    if a.shape[-1] != b.shape[0]:
+        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
+                         "(dim 0)" % (a.shape, b.shape, a.shape[-1], nd - 1,
+                                      b.shape[0]))
+    kshape = a.shape[:-1]
+    _check_out(out, kshape, res)
+    w = out if out is not None else _new(kshape, res, allocator)
+    if a.size == 0:
+        return _zero(w, stream)
+    bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
+                  strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
+    _red.run_reduction("dot", (a, bb), w, (nd - 1,), res, stream=stream)
+    return w
+
+
+def vdot(a, b, dtype=None, stream=None, allocator=None):
+    """``sum(conj(a) * b)`` over the flattened arrays (numpy's ``vdot``),
+    with PyCUDA's ``dot`` keywords; one fused pass.
+
+    Parameters
+    ----------
+    a, b : GPUArray
+        Of one size, any shapes and strides.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default numpy's promotion.
+    stream : gpuarr.driver.Stream, optional
+    allocator : callable, optional
+
+    Returns
+    -------
+    GPUArray
+        0-d.
+
+    Raises
+    ------
+    ValueError
+        For arrays of different sizes.
+    """
+    if dtype is None and stream is None and allocator is None:
+        return _rs.vdot(a, b)
+    a = _rs.as_array(a)
+    b = _rs.as_array(b)
+    if a.size != b.size:
+        raise ValueError("cannot reshape array of size %d into shape (%d,)"
+                         % (b.size, a.size))
+    res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    w = _new((), res, allocator)
+    if a.size == 0:
+        return _zero(w, stream)
+    if a.shape != b.shape:
+        a = a.reshape(-1)
+        b = b.reshape(-1)
+    _red.run_reduction("vdot", (a, b), w, tuple(range(len(a.shape))), res,
+                       stream=stream)
+    return w
+
+
+# ---------------------------------------------------------------------------
+# reductions over a[subset]
+
+
+def _subset(op, subset, arrays, res, ct, stream, allocator, mode):
+    """Reduce ``arrays[k][subset]`` into a new 0-d ``res`` array."""
+    subset = _rs.as_array(subset)
+    arrays = [_rs.as_array(x) for x in arrays]
+    if subset.dtype.kind == "b":
+        raise TypeError("%s: boolean subsets (masks) are not supported; "
+                        "pass integer indices" % op)
+    if subset.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or "
+                         "boolean) type")
+    for x in arrays:
+        if len(x.shape) != 1:
+            raise ValueError("%s needs 1-D arrays to index, not shape %s "
+                             "(PyCUDA indexes the flattened memory: pass "
+                             "a.ravel())" % (op, x.shape))
+    if mode not in _red.INDEX_MODES:
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap' "
+                         "(got %r)" % (mode,))
+    if subset.size == 0:
+        if op in ("subset_min", "subset_max"):
+            raise ValueError("zero-size array to reduction operation %s which "
+                             "has no identity" % ("minimum" if op ==
+                                                  "subset_min" else "maximum"))
+        w = _new((), res, allocator)
+        return _zero(w, stream)
+    for x in arrays:
+        if x.shape[0] == 0:
+            if mode == "raise":
+                raise IndexError("index 0 is out of bounds for axis 0 with "
+                                 "size 0")
+            raise IndexError("cannot do a non-empty take from an empty axes.")
+    if mode == "raise":
+        _check_bounds(subset, arrays, stream)
+    w = _new((), res, allocator)
+    _red.run_subset_reduction(op, subset, arrays, w, ct, mode, stream)
+    return w
+
+
+def _check_bounds(subset, arrays, stream):
+    """numpy's IndexError for an index of ``subset`` outside ``[-n, n)``
+    of any of ``arrays``: the least and greatest index are reduced on the
+    device and read back (the one synchronization of ``mode="raise"``)."""
+    lohi = _creation.empty_c((2,), subset.dtype)
+    axes = tuple(range(len(subset.shape)))
+    _red.run_reduction("min", (subset,), lohi[0], axes, subset.dtype,
+                       stream=stream)
+    _red.run_reduction("max", (subset,), lohi[1], axes, subset.dtype,
+                       stream=stream)
+    if stream is not None:
+        stream.synchronize()
+    lo, hi = (int(v) for v in lohi.get())
+    for x in arrays:
+        n = x.shape[0]
+        bad = hi if hi >= n else (lo if lo < -n else None)
+        if bad is not None:
+            raise IndexError("index %d is out of bounds for axis 0 with size "
+                             "%d" % (bad, n))
+
+
+_MODE_DOC = """
+    mode : {"raise", "wrap", "clip"}
+        Keyword-only, numpy.take's: "raise" (default) indexes like
+        ``a[subset]`` (negative indices from the end; IndexError, before
+        the reduction runs, for one outside ``[-n, n)``: two small
+        reductions and a synchronization check it), "wrap" takes indices
+        modulo ``n``, "clip" clamps them to ``[0, n - 1]`` (neither checks
+        nor synchronizes).
+"""
+
+
+def subset_sum(subset, a, dtype=None, stream=None, allocator=None, *,
+               mode="raise"):
+    """``sum(a[subset])`` in one pass, without forming ``a[subset]``
+    (PyCUDA's ``gpuarray.subset_sum``).
+
+    Parameters
+    ----------
+    subset : GPUArray
+        Integer indices into ``a``, any shape and strides.
+    a : GPUArray
+        1-D, any strides.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default numpy's ``sum`` dtype of
+        ``a.dtype`` (int64 for int32; PyCUDA's default was ``a.dtype``).
+    stream : gpuarr.driver.Stream, optional
+    allocator : callable, optional
+    %s
+    Returns
+    -------
+    GPUArray
+        0-d; 0 for an empty subset.
+
+    Raises
+    ------
+    IndexError
+        For an out-of-range index (``mode="raise"``), non-integer indices,
+        or a non-empty subset of an empty ``a``.
+    TypeError
+        For a boolean subset.
+    ValueError
+        For an ``a`` that is not 1-D, or an unknown ``mode``.
+    """
+    a = _rs.as_array(a)
+    res = _rs.result_dtype("sum", a.dtype, dtype, False)
+    return _subset("subset_sum", subset, (a,), res, res, stream, allocator,
+                   mode)
+
+
+def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None, *,
+               mode="raise"):
+    """``dot(a[subset], b[subset])`` in one pass (PyCUDA's
+    ``gpuarray.subset_dot``): ``a`` and ``b`` are both indexed by
+    ``subset`` and may differ in length (each index must lie within
+    both).
+
+    Parameters
+    ----------
+    subset : GPUArray
+        Integer indices, any shape and strides.
+    a, b : GPUArray
+        1-D, any strides.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default numpy's promotion of ``a``'s
+        and ``b``'s (PyCUDA's default was ``a.dtype``).
+    stream : gpuarr.driver.Stream, optional
+    allocator : callable, optional
+    %s
+    Returns
+    -------
+    GPUArray
+        0-d; 0 for an empty subset.
+
+    Raises
+    ------
+    IndexError, TypeError, ValueError
+        As :func:`subset_sum`.
+    """
+    a = _rs.as_array(a)
+    b = _rs.as_array(b)
+    res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    return _subset("subset_dot", subset, (a, b), res, res, stream, allocator,
+                   mode)
+
+
+def subset_max(subset, a, stream=None, *, mode="raise"):
+    """``max(a[subset])`` in one pass (PyCUDA's ``gpuarray.subset_max``);
+    NaN propagates like numpy's ``max`` (PyCUDA ignored it).
+
+    Parameters
+    ----------
+    subset : GPUArray
+        Integer indices, any shape and strides.
+    a : GPUArray
+        1-D, any strides.
+    stream : gpuarr.driver.Stream, optional
+    %s
+    Returns
+    -------
+    GPUArray
+        0-d of ``a.dtype``.
+
+    Raises
+    ------
+    ValueError
+        For an empty subset (numpy's "zero-size array to reduction
+        operation maximum which has no identity"), a non-1-D ``a`` or an
+        unknown ``mode``.
+    IndexError, TypeError
+        As :func:`subset_sum`.
+    """
+    a = _rs.as_array(a)
+    return _subset("subset_max", subset, (a,), a.dtype, a.dtype, stream, None,
+                   mode)
+
+
+def subset_min(subset, a, stream=None, *, mode="raise"):
+    """``min(a[subset])`` in one pass (PyCUDA's ``gpuarray.subset_min``);
+    see :func:`subset_max`."""
+    a = _rs.as_array(a)
+    return _subset("subset_min", subset, (a,), a.dtype, a.dtype, stream, None,
+                   mode)
+
+
+for _f in (subset_sum, subset_dot, subset_max):
+    if _f.__doc__:      # None under python -OO
+        _f.__doc__ = _f.__doc__ % _MODE_DOC
+del _f
