@@ -35,6 +35,8 @@ LAYERS = {
     "gpuarr._cache": (0, "the on-disk cache of compiled images"),
     "gpuarr._philox": (0, "Philox4x32-10 on the host (keys, counters)"),
     "gpuarr._layers": (0, "this table"),
+    "gpuarr._headers": (0, "the headers shipped in gpuarr/include (complex "
+                           "type, PyCUDA's, C headers for NVRTC)"),
     "gpuarr._image": (0, "kernel parameter counts read from a cubin or PTX "
                          "image"),
     "gpuarr.kernels": (0, "rendering the Mako templates"),
