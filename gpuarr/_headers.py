@@ -25,7 +25,7 @@ import hashlib
 import os
 
 __all__ = ["INCLUDE_DIR", "PRE_INCLUDE", "names", "text", "for_nvrtc",
-           "digest", "reset"]
+           "for_nvcc", "digest", "reset"]
 
 #: The directory of the shipped headers (``-I`` it to use them with nvcc).
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -141,6 +141,22 @@ def for_nvrtc(include_dirs=()):
 def _stamp(include_dirs, headers):
     # which names the directories shadow now (a header may appear later)
     return tuple(n for n in names() if _shadowed(n, include_dirs))
+
+
+def for_nvcc():
+    """The digest of the shipped headers nvcc sees (all but ``nvrtc/``:
+    nvcc gets ``-I`` :data:`INCLUDE_DIR` and has the host's C headers), for
+    the cache key."""
+    try:
+        return _memo["nvcc"]
+    except KeyError:
+        pass
+    nvrtc_dir = os.path.join(INCLUDE_DIR, _NVRTC_SUB)
+    out = digest(tuple((n, text(n).encode("utf-8")) for n, p in
+                       sorted(_scan().items())
+                       if os.path.dirname(p) != nvrtc_dir))
+    _memo["nvcc"] = out
+    return out
 
 
 def digest(headers):

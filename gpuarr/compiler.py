@@ -77,7 +77,7 @@ current context raises :class:`gpuarr._errors.InvalidContextError`.
 import os
 import re
 
-from . import _cache, _config, _nvrtc, _toolchain
+from . import _cache, _config, _headers, _nvrtc, _toolchain
 from ._errors import CompileError, Error, InvalidContextError
 from ._nvrtc import CompilerNotFoundError
 from ._toolchain import PROGRAM_NAME, CompilerWarning, find_compiler
@@ -251,8 +251,11 @@ def _disk_dir(cache_dir):
                         "not %s" % type(cache_dir).__name__) from None
 
 
-def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
-               fallback_ptx):
+def _run_nvrtc(path, ident, wrapped, source, options, includes, headers,
+               target, real_arch, keep, fallback_ptx, directory):
+    """Compile with NVRTC. ``includes`` is ``(user dirs, default dirs)``;
+    the NVRTC's bundled headers (13.3+, extracted next to the disk cache
+    ``directory`` or in a temporary one) are searched between the two."""
     lib = _nvrtc.load(path)
     if target == "cubin" and fallback_ptx:
         archs = lib.supported_archs()
@@ -263,10 +266,14 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
             older = [a for a in archs if a <= number]
             if older:
                 target, real_arch = "ptx", "compute_%d" % max(older)
+    user_inc, default_inc = includes
+    searched = (user_inc + _toolchain.bundled_includes(lib, ident, directory)
+                + default_inc)
     arch_opt = "-arch=" + (real_arch if target == "cubin" else _as_virtual(real_arch))
-    opts = options + [arch_opt]
+    opts = (options + ["-I" + d for d in searched]
+            + ["-include=" + _headers.PRE_INCLUDE, arch_opt])
     result, image, log = lib.compile(wrapped.encode("utf-8"), PROGRAM_NAME,
-                                     opts, target)
+                                     opts, target, headers)
     what = "NVRTC %d.%d (%s)" % (lib.version + (" ".join(opts),))
     if keep:
         d = _toolchain.keep_dir()
@@ -281,7 +288,10 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
                 f.write(image)
         print("*** compiler output in %s" % d)
     if result != 0:
-        raise _toolchain.compile_error(what, log, source, wrapped)
+        raise _toolchain.compile_error(
+            what, log, source, wrapped,
+            notes=_toolchain.hints(log, searched + ("(gpuarr's built-in "
+                                                    "headers)",)))
     if log.strip():
         _toolchain.warn(what, log)
     return image, target
@@ -322,17 +332,21 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
                                  "code=%r (use nvcc for several)" % code)
             real_arch = _as_real(code or arch)
             opts = _nvrtc_options(options)
-            opts += ["-I" + d for d in include_dirs + _toolchain.default_includes()]
+            includes = (include_dirs, _toolchain.default_includes())
+            headers, headers_id = _headers.for_nvrtc(includes[0] + includes[1])
+            key_opts = opts + ["-I" + d for d in includes[0] + includes[1]]
         else:
             real_arch = arch
-            opts = options + ["-I" + d for d in include_dirs]
+            opts = options + ["-I" + d for d in include_dirs + (_headers.INCLUDE_DIR,)]
+            headers_id = _headers.for_nvcc()
+            key_opts = opts
         directory = _disk_dir(cache_dir)
         key = kind = None
         if directory is not None:
             key_target = "image" if (fallback_ptx and name == "nvrtc") else target
             key = _cache.make_key([
                 "gpuarr-kernel", _cache.FORMAT_VERSION, ident, key_target,
-                real_arch, code, tuple(opts), wrapped])
+                real_arch, code, tuple(key_opts), headers_id, wrapped])
             if not keep:
                 image = _cache.load(directory, key, key_target)
                 if image is not None:
@@ -340,9 +354,11 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
                     return image, kind, name, arch
         if name == "nvrtc":
             try:
-                image, kind = _run_nvrtc(path, wrapped, source, opts, target,
+                image, kind = _run_nvrtc(path, ident, wrapped, source, opts,
+                                         includes, headers, target,
                                          real_arch, keep,
-                                         fallback_ptx and code is None)
+                                         fallback_ptx and code is None,
+                                         directory)
             except CompilerNotFoundError:
                 if _config.check_compiler(backend if backend is not None
                                           else _config.settings.compiler):
