@@ -107,3 +107,64 @@ extern "C" __global__ void functions_d(pycuda::complex<double> *out, const pycud
 { all_functions(out, z, w, r, n); }
 """ % {"body": "\n".join("    out[(k++) * n + i] = C(%s);  // %s" % (expr, name)
                          for name, expr, _, _ in FUNCTIONS)}
+
+
+def function_inputs(rng, n, real):
+    """Fresh z, w (complex, both signs of the real part, |Im| >= 0.1: off
+    the branch cuts) and r (real, |r| >= 0.1) for COMPLEX_KERNEL."""
+    def cplx():
+        re = rng.uniform(-3, 3, n)
+        im = rng.uniform(0.1, 3, n) * rng.choice([-1, 1], n)
+        return re + 1j * im
+    r = rng.uniform(0.1, 3, n) * rng.choice([-1, 1], n)
+    ctype = np.complex64 if real == np.float32 else np.complex128
+    return cplx().astype(ctype), cplx().astype(ctype), r.astype(real)
+
+
+_ARITH = ("mul_real", "add_real", "div_real", "arith")
+
+
+def check_functions(out, z, w, r):
+    """Compare COMPLEX_KERNEL's output (len(FUNCTIONS) rows of len(z)) with
+    numpy evaluated in complex128 on the same inputs.
+
+    The error is measured in units of eps of the precision, relative to
+    max(|reference|, 1/4) (so that a result near 0, whose relative error
+    is ill-conditioned, is held to an absolute error), and for the
+    arithmetic rows relative to the size of the operands. complex<float>
+    results are computed in double and rounded once: 4 eps (8 for the
+    arithmetic, done in float); complex<double> ones use FUNCTIONS' ulps.
+
+    Returns
+    -------
+    list of str
+        One line per function with errors past its tolerance.
+    """
+    n = len(z)
+    out = np.asarray(out).reshape(len(FUNCTIONS), n)
+    single = z.dtype == np.complex64
+    z2, w2, r2 = z.astype(np.complex128), w.astype(np.complex128), r.astype(np.float64)
+    eps = np.finfo(np.float32 if single else np.float64).eps
+    bad = []
+    for k, (name, expr, ref_fn, ulps) in enumerate(FUNCTIONS):
+        with np.errstate(all="ignore"):
+            ref = np.asarray(ref_fn(z2, w2, r2), np.complex128)
+        got = out[k].astype(np.complex128)
+        if single and ulps:
+            ulps = 4 if name not in _ARITH else 8
+        scale = np.maximum(np.abs(ref), 0.25)
+        if name in _ARITH:
+            scale = np.maximum(scale, np.abs(z2) * np.abs(w2) + np.abs(z2) / np.abs(w2)
+                               + np.abs(z2) + np.abs(w2) + np.abs(r2) / np.abs(z2)
+                               + np.abs(r2) + 1.5)
+        err = np.abs(got - ref) / scale
+        if ulps == 0:
+            ok = got == ref.astype(z.dtype).astype(np.complex128)
+        else:
+            ok = err <= ulps * eps
+        if not ok.all():
+            i = int(np.argmax(~ok))
+            bad.append("%s (%s): %d of %d off, e.g. z=%r w=%r r=%r got %r want %r "
+                       "(%.1f eps)" % (name, expr, int((~ok).sum()), n, z[i], w[i], r[i],
+                                       got[i], ref[i], err[i] / eps))
+    return bad
