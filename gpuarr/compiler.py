@@ -29,10 +29,18 @@ where NVRTC is looked for. ``pip install gpuarr[nvrtc]`` installs it.
 one; ``GPUARR_NVRTC=/path/libnvrtc.so.13`` picks a library.
 
 With NVRTC, ``-O0``..``-O3`` and ``-Xcompiler``/``--compiler-options``
-(which only affect host code under nvcc) are dropped from ``options``, and
-the CUDA toolkit's ``include`` directory (``$CUDA_PATH``, ``$CUDA_HOME`` or
-``/usr/local/cuda``), when there is one, is added after ``include_dirs`` so
-that ``#include <cuda_fp16.h>`` works as it does under nvcc.
+(which only affect host code under nvcc) are dropped from ``options``.
+nvcc-style sources compile under NVRTC: gpuarr hands NVRTC its built-in
+C headers (``stdio.h`` for ``printf``, ``math.h``, ``stdint.h``,
+``stddef.h``, ``limits.h``, ``float.h``, ``assert.h``), PyCUDA's
+``pycuda-complex.hpp``/``pycuda-helpers.hpp`` and ``gpuarr/complex.hpp``
+(:mod:`gpuarr._headers`), pre-includes the typedefs ``uint``, ``ushort``,
+``ulong``, and searches after ``include_dirs`` the headers NVRTC 13.3+
+bundles, the CUDA toolkit's ``include`` (``$CUDA_PATH``, ``$CUDA_HOME`` or
+``/usr/local/cuda``) and NVIDIA's header wheels (``nvidia-curand``,
+``nvidia-cuda-runtime``, ``nvidia-cuda-cccl``), so that
+``#include <curand_kernel.h>`` works with the wheels alone. A missing header's
+error names the package to install. See docs/compiler.md.
 
 Caches
 ------
