@@ -64,8 +64,9 @@ On disk
     executable path, size and mtime, plus the same for absolute paths named
     in it when it is a small wrapper script), the target (cubin, PTX, or
     "best image for this device"), arch and code, the options, the include
-    directory *paths* (not the headers' contents: edit a header and you must
-    clear the cache or change an option), and the source after wrapping.
+    directory *paths* (not your headers' contents: edit a header and you
+    must clear the cache or change an option), a digest of gpuarr's built-in
+    headers as given to the compiler, and the source after wrapping.
     Computing it never loads NVRTC and never starts a process, so a warm hit
     in a fresh process costs about a millisecond.
 
