@@ -93,7 +93,18 @@ from ._toolchain import PROGRAM_NAME, CompilerWarning, find_compiler
 
 __all__ = ["SourceModule", "compile", "CompileError", "CompilerNotFoundError",
            "CompilerWarning", "clear_memory_cache", "clear_disk_cache",
-           "default_cache_dir", "find_compiler"]
+           "default_cache_dir", "find_compiler", "DynamicModule",
+           "DynamicSourceModule", "get_nvcc_version"]
+
+#: PyCUDA's linking names, defined in gpuarr._dynamic (which uses compile()).
+_DYNAMIC = ("DynamicModule", "DynamicSourceModule", "get_nvcc_version")
+
+
+def __getattr__(name):
+    if name in _DYNAMIC:
+        from . import _dynamic
+        return getattr(_dynamic, name)
+    raise AttributeError("module 'gpuarr.compiler' has no attribute %r" % name)
 
 _TARGETS = ("cubin", "ptx")
 _memo = {}          # the driver's CUDA major version (see _reset)
