@@ -128,3 +128,73 @@ def test_reduction_complex_map_exp(context):
     got = k(gpuarray.to_gpu(x)).get()
     ref = (np.exp(x) * np.conj(x)).sum()
     assert abs(got - ref) <= 1e-12 * np.abs(np.exp(x) * x).sum()
+
+
+# ------------------------------------------------- linking, dynamic parallelism
+
+PARENT_CHILD = r"""
+__global__ void child(int *out, int base)
+{
+    out[base + threadIdx.x] = 3 * (base + threadIdx.x) + 1;
+}
+
+__global__ void parent(int *out, int n)
+{
+    if (threadIdx.x == 0)
+        child<<<1, n>>>(out, blockIdx.x * n);
+}
+"""
+
+TWICE = r"""
+__device__ int twice(int x) { return 2 * x + 1; }
+"""
+
+USES_TWICE = r"""
+__device__ int twice(int x);
+__global__ void use_twice(int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = twice(i);
+}
+"""
+
+
+def _linking(make):
+    """Run ``make()``; where the compiler is newer than the driver (whose
+    linker refuses newer relocatable code) that is an expected failure,
+    with the reason."""
+    import gpuarr.driver as drv
+    from gpuarr import _nvrtc
+    try:
+        return make()
+    except drv.Error as exc:
+        name, path = compiler.find_compiler()
+        if name == "nvrtc":
+            major, minor = _nvrtc.load(path).version
+            if major * 1000 + minor * 10 > drv.get_driver_version():
+                pytest.xfail("NVRTC %d.%d is newer than the driver (%d): its linker "
+                             "refuses the code (%s)" % (major, minor,
+                                                         drv.get_driver_version(), exc))
+        raise
+
+
+def test_dynamic_source_module_parent_launches_child(drv):
+    mod = _linking(lambda: compiler.DynamicSourceModule(PARENT_CHILD, cache_dir=False))
+    nb, n = 37, 29
+    out = np.full(nb * n, -1, np.int32)
+    mod.get_function("parent")(drv.InOut(out), np.int32(n), block=(32, 1, 1), grid=(nb, 1))
+    np.testing.assert_array_equal(out, 3 * np.arange(nb * n, dtype=np.int32) + 1)
+
+
+def test_dynamic_module_links_two_sources(drv):
+    def make():
+        return (compiler.DynamicModule(cache_dir=False)
+                .add_source(TWICE, name="twice.cubin")
+                .add_source(USES_TWICE, name="use.cubin")
+                .link())
+    mod = _linking(make)
+    n = 1001
+    out = np.full(n, -1, np.int32)
+    mod.get_function("use_twice")(drv.InOut(out), np.int32(n), block=(128, 1, 1),
+                                  grid=((n + 127) // 128, 1))
+    np.testing.assert_array_equal(out, 2 * np.arange(n, dtype=np.int32) + 1)
