@@ -17,15 +17,15 @@ of ``nvidia-cuda-runtime``, CUDA 12's ``nvidia/cuda_runtime/lib``),
 ``LD_LIBRARY_PATH``, ``/usr/lib/<arch>-linux-gnu`` and next to nvcc.
 
 The driver links code of its own CUDA version or older: relocatable code
-from an NVRTC newer than the driver is refused (the error says which
-NVRTC to install).
+from an NVRTC newer than the driver is refused there (the error says what
+to install); nvJitLink (``pip install nvidia-nvjitlink``) links it.
 """
 
 import functools
 import os
 import subprocess
 
-from . import _toolchain, compiler
+from . import _nvjitlink, _toolchain, compiler
 
 __all__ = ["get_nvcc_version", "find_cuda_library", "DynamicModule",
            "DynamicSourceModule"]
@@ -148,11 +148,20 @@ class DynamicModule:
         A verbose link log.
     cuda_libdir : str, optional
         Where :meth:`add_stdlib` looks first.
+    linker : {"auto", "driver", "nvjitlink"}, optional
+        gpuarr's addition: who links. ``"auto"`` takes nvJitLink where it
+        is installed and no older than the compiler, else the driver.
+
+    Attributes
+    ----------
+    linked_by : {"driver", "nvjitlink"}
 
     Raises
     ------
     gpuarr._errors.InvalidContextError
         No current context.
+    ValueError
+        An unknown ``linker``, or ``"nvjitlink"`` where none is installed.
 
     Notes
     -----
@@ -163,13 +172,20 @@ class DynamicModule:
     def __init__(self, nvcc="nvcc", link_options=None, keep=False,
                  no_extern_c=False, arch=None, code=None, cache_dir=None,
                  include_dirs=(), message_handler=None, log_verbose=False,
-                 cuda_libdir=None):
+                 cuda_libdir=None, linker="auto"):
         from . import driver
         major, minor = _current_device_arch()
         if (major, minor) < (3, 5):
             raise ValueError("dynamic parallelism needs compute capability 3.5 "
                              "or newer (found %d.%d)" % (major, minor))
-        self.linker = driver.Linker(message_handler, link_options, log_verbose)
+        target = arch if arch is not None else (code or "sm_%d%d" % (major, minor))
+        jit = self._nvjitlink(linker, nvcc)
+        if jit is not None:
+            self.linker = _nvjitlink.NvJitLinker(jit, target, message_handler)
+            self.linked_by = "nvjitlink"
+        else:
+            self.linker = driver.Linker(message_handler, link_options, log_verbose)
+            self.linked_by = "driver"
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -181,6 +197,33 @@ class DynamicModule:
         self.cuda_libdir = cuda_libdir
         self.module = None
         self._input = driver.jit_input_type
+
+    @staticmethod
+    def _nvjitlink(linker, nvcc):
+        """The nvJitLink to link with, or None for the driver's linker."""
+        if linker not in ("auto", "driver", "nvjitlink"):
+            raise ValueError("linker must be 'auto', 'driver' or 'nvjitlink', "
+                             "got %r" % (linker,))
+        if linker == "driver":
+            return None
+        jit = _nvjitlink.load()
+        if linker == "nvjitlink":
+            if jit is None:
+                raise ValueError("linker='nvjitlink' but nvJitLink was not found "
+                                 "(`pip install nvidia-nvjitlink`)")
+            return jit
+        if jit is None:
+            return None
+        try:
+            from . import _nvrtc
+            name, path = compiler.find_compiler(nvcc=nvcc)
+            if name != "nvrtc":
+                return None          # nvcc's version: not known without running it
+            if _nvrtc.load(path).version > jit.version:
+                return None          # an older nvJitLink cannot read the code
+        except Exception:
+            return None
+        return jit
 
     def _check_open(self):
         if self.linker is None:
@@ -230,9 +273,11 @@ class DynamicModule:
         if not isinstance(exc, Error) or "newer" not in msg.lower():
             return exc
         note = ("\nNote: the driver links only code of its CUDA version or "
-                "older; compile with an NVRTC (or nvcc) no newer than the "
-                "driver, e.g. `pip install 'nvidia-cuda-nvrtc==13.0.*'` for a "
-                "CUDA 13.0 driver, or GPUARR_NVRTC=/path/to/libnvrtc.so")
+                "older: `pip install nvidia-nvjitlink` (of NVRTC's version) "
+                "links on the host instead, or compile with an NVRTC (or "
+                "nvcc) no newer than the driver, e.g. `pip install "
+                "'nvidia-cuda-nvrtc==13.0.*'` for a CUDA 13.0 driver, or "
+                "GPUARR_NVRTC=/path/to/libnvrtc.so")
         try:
             exc.args = (msg + note,) + tuple(exc.args[1:])
         except Exception:
@@ -307,6 +352,8 @@ class DynamicSourceModule(DynamicModule):
         As for :class:`gpuarr.compiler.SourceModule`.
     cuda_libdir : str, optional
         Where ``libcudadevrt.a`` is looked for first.
+    linker : {"auto", "driver", "nvjitlink"}, optional
+        As for :class:`DynamicModule`.
 
     Raises
     ------
@@ -315,10 +362,11 @@ class DynamicSourceModule(DynamicModule):
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False,
                  no_extern_c=False, arch=None, code=None, cache_dir=None,
-                 include_dirs=(), cuda_libdir=None):
+                 include_dirs=(), cuda_libdir=None, linker="auto"):
         super().__init__(nvcc=nvcc, keep=keep, no_extern_c=no_extern_c,
                          arch=arch, code=code, cache_dir=cache_dir,
-                         include_dirs=include_dirs, cuda_libdir=cuda_libdir)
+                         include_dirs=include_dirs, cuda_libdir=cuda_libdir,
+                         linker=linker)
         options = [o for o in (options or ()) if o != "-lcudadevrt"]
         self.add_source(source, nvcc_options=options)
         self.add_stdlib("cudadevrt")

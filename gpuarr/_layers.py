@@ -52,6 +52,8 @@ LAYERS = {
     "gpuarr._toolchain": (3, "choosing the compiler, running nvcc, compile "
                              "error reports"),
     "gpuarr.compiler": (3, "SourceModule, compile: NVRTC or nvcc, cached"),
+    "gpuarr._nvjitlink": (3, "finding and calling nvJitLink (linking on the "
+                             "host)"),
     "gpuarr._dynamic": (3, "DynamicModule, DynamicSourceModule: relocatable "
                            "code linked with cuLink (and libcudadevrt)"),
     "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "

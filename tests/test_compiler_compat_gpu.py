@@ -159,17 +159,18 @@ __global__ void use_twice(int *out, int n)
 """
 
 
-def _linking(make):
-    """Run ``make()``; where the compiler is newer than the driver (whose
-    linker refuses newer relocatable code) that is an expected failure,
-    with the reason."""
+def _linking(make, linker="auto"):
+    """Run ``make()``; where the driver's linker was used and the compiler is
+    newer than the driver (that linker refuses newer relocatable code), a
+    failure is expected, with the reason."""
     import gpuarr.driver as drv
-    from gpuarr import _nvrtc
+    from gpuarr import _nvjitlink, _nvrtc
     try:
         return make()
     except drv.Error as exc:
         name, path = compiler.find_compiler()
-        if name == "nvrtc":
+        by_driver = linker == "driver" or (linker == "auto" and _nvjitlink.load() is None)
+        if name == "nvrtc" and by_driver:
             major, minor = _nvrtc.load(path).version
             if major * 1000 + minor * 10 > drv.get_driver_version():
                 pytest.xfail("NVRTC %d.%d is newer than the driver (%d): its linker "
@@ -178,8 +179,14 @@ def _linking(make):
         raise
 
 
-def test_dynamic_source_module_parent_launches_child(drv):
-    mod = _linking(lambda: compiler.DynamicSourceModule(PARENT_CHILD, cache_dir=False))
+@pytest.mark.parametrize("linker", ["auto", "driver", "nvjitlink"])
+def test_dynamic_source_module_parent_launches_child(drv, linker):
+    from gpuarr import _nvjitlink
+    if linker == "nvjitlink" and _nvjitlink.load() is None:
+        pytest.skip("nvJitLink not installed (pip install nvidia-nvjitlink)")
+    mod = _linking(lambda: compiler.DynamicSourceModule(PARENT_CHILD, cache_dir=False,
+                                                        linker=linker), linker)
+    assert mod.linked_by in ("driver", "nvjitlink")
     nb, n = 37, 29
     out = np.full(nb * n, -1, np.int32)
     mod.get_function("parent")(drv.InOut(out), np.int32(n), block=(32, 1, 1), grid=(nb, 1))

@@ -107,7 +107,7 @@ def test_linker_needs_a_context(fake_lib):
         else:
             raise AssertionError("no InvalidContextError")
         try:
-            compiler.DynamicModule()
+            compiler.DynamicModule(linker="driver")
         except drv.InvalidContextError:
             pass
         else:
@@ -125,7 +125,8 @@ def test_dynamic_module_chains_sources_data_and_stdlib(fake_lib, tmp_path):
             calls.append((source, kw))
             return image("kernel from_source 8")
         compiler.compile = fake_compile          # what add_source calls
-        m = compiler.DynamicModule(cuda_libdir=%r, include_dirs=["/inc"])
+        m = compiler.DynamicModule(cuda_libdir=%r, include_dirs=["/inc"], linker="driver")
+        assert m.linked_by == "driver"
         r = (m.add_source("__global__ void from_source(int *x) {}", nvcc_options=["-DX=1"])
               .add_data(image("kernel from_data 8"), drv.jit_input_type.CUBIN)
               .add_stdlib("cudadevrt")
@@ -143,7 +144,7 @@ def test_dynamic_module_chains_sources_data_and_stdlib(fake_lib, tmp_path):
         else:
             raise AssertionError("added after link()")
         try:
-            compiler.DynamicModule(cuda_libdir="/nowhere").add_stdlib("nosuchlib")
+            compiler.DynamicModule(cuda_libdir="/nowhere", linker="driver").add_stdlib("nosuchlib")
         except OSError as e:
             assert "libnosuchlib.a" in str(e) and "nvidia-cuda-runtime" in str(e)
         else:
@@ -162,7 +163,7 @@ def test_dynamic_source_module_links_cudadevrt(fake_lib, tmp_path):
             return image("kernel parent 8,4", "kernel child 8,4")
         compiler.compile = fake_compile
         m = compiler.DynamicSourceModule("...", options=["-lcudadevrt", "-O3"],
-                                         cuda_libdir=%r)
+                                         cuda_libdir=%r, linker="driver")
         m.get_function("parent"); m.get_function("child")
         assert calls[0]["options"] == ["-O3", "-rdc=true"], calls
     """ % str(libdir))
@@ -244,3 +245,49 @@ def test_relocatable_code_under_nvrtc(monkeypatch, tmp_path):
     finally:
         monkeypatch.undo()
         _config.reload()
+
+
+def _nvjitlink_site():
+    """An ``nvidia`` package directory holding nvJitLink and libcudadevrt.a
+    (the nvidia-nvjitlink and nvidia-cuda-runtime wheels), or None."""
+    import glob
+    from gpuarr import _nvjitlink
+    cands = list(_toolchain.nvidia_dirs()) + glob.glob(
+        "/tmp/venv-*/lib/python3*/site-packages/nvidia")
+    for site in cands:
+        lib = os.path.join(site, "cu13", "lib")
+        if (os.path.isfile(os.path.join(lib, "libnvJitLink.so.13"))
+                and os.path.isfile(os.path.join(lib, "libcudadevrt.a"))):
+            return site
+    return None
+
+
+@pytest.mark.skipif(not _nvrtc_ok(), reason="NVRTC not found")
+def test_nvjitlink_links_parent_child_with_cudadevrt(monkeypatch, tmp_path):
+    site = _nvjitlink_site()
+    if site is None:
+        pytest.skip("no nvJitLink with libcudadevrt.a here (pip install "
+                    "nvidia-nvjitlink nvidia-cuda-runtime)")
+    from gpuarr import _dynamic, _nvjitlink, driver
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [site])
+    monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [])
+    monkeypatch.setattr(_nvjitlink, "_memo", {})
+    jit = _nvjitlink.load()
+    assert jit is not None and jit.version >= (12, 0)
+    seen = []
+    lk = _nvjitlink.NvJitLinker(jit, "sm_90", lambda ok, info, err: seen.append(ok))
+    image = compiler.compile(PARENT_CHILD, arch="sm_90", options=["-rdc=true"],
+                             cache_dir=False, backend="nvrtc")
+    lk.add_data(image, driver.jit_input_type.CUBIN, "parent.cubin")
+    lk.add_file(_dynamic.find_cuda_library("cudadevrt"), driver.jit_input_type.LIBRARY)
+    linked = lk.complete()
+    assert linked[:4] == b"\x7fELF" and int.from_bytes(linked[16:18], "little") == 2
+    assert b"parent" in linked and b"child" in linked and seen == [True]
+    with pytest.raises(Exception, match="completed"):
+        lk.add_data(image, driver.jit_input_type.CUBIN)
+    # unresolved device-runtime symbols without libcudadevrt.a: the log says so
+    lk = _nvjitlink.NvJitLinker(jit, "sm_90")
+    lk.add_data(image, driver.jit_input_type.CUBIN, "parent.cubin")
+    with pytest.raises(Exception, match="nvJitLinkComplete") as info:
+        lk.complete()
+    assert "link log" in str(info.value)
