@@ -186,11 +186,26 @@ extern "C" __global__ void k(%(s)s<double> *x, ga_complex<float> *y) {
 
 def test_narrowing_complex_conversion_is_explicit(monkeypatch):
     no_search(monkeypatch)
-    src = ("#include <gpuarr/complex.hpp>\n"
-           'extern "C" __global__ void k(gpuarr::complex<float> *y, gpuarr::complex<double> *x)'
-           " { y[0] = x[0]; }\n")
+    head = ("#include <gpuarr/complex.hpp>\n"
+            'extern "C" __global__ void k(gpuarr::complex<float> *y, gpuarr::complex<double> *x)')
+    # assignment converts (PyCUDA's and std::complex's operator=), so does
+    # an explicit construction; an implicit narrowing conversion does not
+    ptx(head + " { y[0] = x[0]; y[1] = gpuarr::complex<float>(x[1]); x[2] = y[2]; }\n",
+        no_extern_c=True)
     with pytest.raises(CompileError):
-        ptx(src, no_extern_c=True)
+        ptx(head + " { gpuarr::complex<float> f = x[0]; y[0] = f; }\n", no_extern_c=True)
+
+
+def test_complex_is_trivial():
+    static = ("#include <gpuarr/complex.hpp>\n#include <cuda/std/type_traits>\n"
+              "static_assert(cuda::std::is_trivially_copyable<gpuarr::complex<float> >::value, \"\");\n"
+              "static_assert(cuda::std::is_trivially_default_constructible<gpuarr::complex<double> >"
+              "::value, \"\");\n")
+    lib = _nvrtc.load(_nvrtc.find_library())
+    if not lib.has_bundled_headers and not any(
+            os.path.isdir(os.path.join(d, "cuda", "std")) for d in _toolchain.default_includes()):
+        pytest.skip("no libcu++ here for <cuda/std/type_traits>")
+    ptx(static, no_extern_c=True)
 
 
 @pytest.mark.parametrize("ctype", ["complex<double>", "pycuda::complex<double>",

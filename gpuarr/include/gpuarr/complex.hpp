@@ -11,6 +11,8 @@
  *
  * Members: re and im (also under PyCUDA's names _M_re and _M_im), real(),
  * imag(), real(x), imag(x), value_type, and the compound assignments.
+ * complex<float> converts to complex<double> implicitly; the other way
+ * takes an explicit conversion, or an assignment.
  * The default constructor leaves the value uninitialized, as for float
  * (so that __shared__ arrays of complex are allowed); complex<T>() and
  * complex<T>(0) are zero.
@@ -64,6 +66,11 @@ template <class T> struct complex {
     GA_DEV void imag(T x) { im = x; }
 
     GA_DEV complex &operator=(T x) { re = x; im = 0; return *this; }
+    // assigning another width converts, as in PyCUDA and std::complex (a
+    // template, so the type stays trivially copyable)
+    template <class U> GA_DEV complex &operator=(const complex<U> &z) {
+        re = (T)z.re; im = (T)z.im; return *this;
+    }
     GA_DEV complex &operator+=(T x) { re += x; return *this; }
     GA_DEV complex &operator-=(T x) { re -= x; return *this; }
     GA_DEV complex &operator*=(T x) { re *= x; im *= x; return *this; }
