@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import _compat_kernels as K
-from _util import FakeArray  # noqa: F401  (kept for symmetry with other tests)
 
 from gpuarr import _config, _headers, _nvrtc, _toolchain, compiler
 from gpuarr._errors import CompileError
