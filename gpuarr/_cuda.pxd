@@ -11,6 +11,7 @@ ctypedef void* CUfunction
 ctypedef void* CUstream
 ctypedef void* CUevent
 ctypedef void* CUmemoryPool
+ctypedef void* CUlinkState
 
 cdef enum:
     CUDA_SUCCESS = 0
@@ -30,6 +31,7 @@ cdef enum:
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4
     CU_JIT_ERROR_LOG_BUFFER = 5
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+    CU_JIT_LOG_VERBOSE = 12
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
     CU_MEMHOSTALLOC_PORTABLE = 1
@@ -100,6 +102,14 @@ ctypedef struct DriverAPI:
     CUresult (*cuModuleUnload)(CUmodule) noexcept nogil
     CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) noexcept nogil
     CUresult (*cuModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*) noexcept nogil
+    # linking (cuLink*; _driver_link.pxi), optional in the table
+    CUresult (*cuLinkCreate)(unsigned int, int*, void**, CUlinkState*) noexcept nogil
+    CUresult (*cuLinkAddData)(CUlinkState, int, void*, size_t, const char*,
+                              unsigned int, int*, void**) noexcept nogil
+    CUresult (*cuLinkAddFile)(CUlinkState, int, const char*,
+                              unsigned int, int*, void**) noexcept nogil
+    CUresult (*cuLinkComplete)(CUlinkState, void**, size_t*) noexcept nogil
+    CUresult (*cuLinkDestroy)(CUlinkState) noexcept nogil
     CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) noexcept nogil
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) noexcept nogil
     CUresult (*cuFuncSetCacheConfig)(CUfunction, int) noexcept nogil

@@ -71,4 +71,5 @@ include "_driver_copy.pxi"       # copies and memsets
 include "_driver_host.pxi"       # page-locked host memory
 include "_driver_stream.pxi"     # Stream, Event
 include "_driver_module.pxi"     # Module
+include "_driver_link.pxi"       # Linker (cuLink*)
 include "_driver_launch.pxi"     # In/Out/InOut, Function

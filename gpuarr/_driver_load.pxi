@@ -79,6 +79,12 @@ cdef int _resolve() except -1:
     (<void**>&api.cuModuleUnload)[0] = _get(b"cuModuleUnload", missing)
     (<void**>&api.cuModuleGetFunction)[0] = _get(b"cuModuleGetFunction", missing)
     (<void**>&api.cuModuleGetGlobal)[0] = _get(b"cuModuleGetGlobal_v2", missing)
+    # linking (cuLink*; _driver_link.pxi): checked where used
+    (<void**>&api.cuLinkCreate)[0] = _get(b"cuLinkCreate_v2", None)
+    (<void**>&api.cuLinkAddData)[0] = _get(b"cuLinkAddData_v2", None)
+    (<void**>&api.cuLinkAddFile)[0] = _get(b"cuLinkAddFile_v2", None)
+    (<void**>&api.cuLinkComplete)[0] = _get(b"cuLinkComplete", None)
+    (<void**>&api.cuLinkDestroy)[0] = _get(b"cuLinkDestroy", None)
     (<void**>&api.cuFuncGetAttribute)[0] = _get(b"cuFuncGetAttribute", missing)
     (<void**>&api.cuFuncSetAttribute)[0] = _get(b"cuFuncSetAttribute", missing)
     (<void**>&api.cuFuncSetCacheConfig)[0] = _get(b"cuFuncSetCacheConfig", missing)

@@ -374,6 +374,16 @@ JIT_OPTION = {
     'SPLIT_COMPILE': 34,
 }
 
+# ``CUjitInputType``: what ``cuLinkAddData``/``cuLinkAddFile`` are given.
+JIT_INPUT_TYPE = {
+    'CUBIN': 0,
+    'PTX': 1,
+    'FATBINARY': 2,
+    'OBJECT': 3,
+    'LIBRARY': 4,
+    'NVVM': 5,
+}
+
 # ``CUpointer_attribute``: ``cuPointerGetAttribute``.
 POINTER_ATTRIBUTE = {
     'CONTEXT': 1,
@@ -420,6 +430,7 @@ def _make_enums():
                         (LIMIT, "limit"), (FUNC_CACHE, "func_cache"),
                         (CTX_FLAGS, "ctx_flags"), (STREAM_FLAGS, "stream_flags"),
                         (EVENT_FLAGS, "event_flags"), (JIT_OPTION, "jit_option"),
+                        (JIT_INPUT_TYPE, "jit_input_type"),
                         (POINTER_ATTRIBUTE, "pointer_attribute"),
                         (MEM_POOL_ATTRIBUTE, "mem_pool_attribute")):
         made[name] = enum.IntEnum(name, table, module="gpuarr.driver")

@@ -35,6 +35,8 @@ LAYERS = {
     "gpuarr._cache": (0, "the on-disk cache of compiled images"),
     "gpuarr._philox": (0, "Philox4x32-10 on the host (keys, counters)"),
     "gpuarr._layers": (0, "this table"),
+    "gpuarr._headers": (0, "the headers shipped in gpuarr/include (complex "
+                           "type, PyCUDA's, C headers for NVRTC)"),
     "gpuarr._image": (0, "kernel parameter counts read from a cubin or PTX "
                          "image"),
     "gpuarr._vectypes": (0, "CUDA's vector types (float3, ...) as numpy "
@@ -61,6 +63,10 @@ LAYERS = {
     "gpuarr._curand": (3, "libcurand loaded at run time (direction vectors, "
                           "scramble constants, version); cuRAND's device "
                           "headers found for NVRTC"),
+    "gpuarr._nvjitlink": (3, "finding and calling nvJitLink (linking on the "
+                             "host)"),
+    "gpuarr._dynamic": (3, "DynamicModule, DynamicSourceModule: relocatable "
+                           "code linked with cuLink (and libcudadevrt)"),
     "gpuarr._kernelargs": (4, "user kernels' C arguments: parsing, checks, "
                               "packing (VectorArg, ScalarArg)"),
     "gpuarr._kernelspec": (4, "KernelSpec (one launch without a device) and "

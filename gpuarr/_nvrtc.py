@@ -84,8 +84,16 @@ def reset():
         _loaded.clear()
 
 
-def _nvidia_dirs():
-    """Directories of the ``nvidia`` namespace package, without importing it."""
+def nvidia_dirs():
+    """The directories of the ``nvidia`` namespace package (where NVIDIA's
+    wheels put ``cu13/lib``, ``curand/include``, ...), found without
+    importing it.
+
+    Returns
+    -------
+    list of str
+        Possibly empty.
+    """
     mod = sys.modules.get("nvidia")
     if mod is not None:
         return list(getattr(mod, "__path__", ()))
@@ -97,19 +105,6 @@ def _nvidia_dirs():
     if spec is None or not spec.submodule_search_locations:
         return []
     return list(spec.submodule_search_locations)
-
-
-def nvidia_dirs():
-    """The directories of the ``nvidia`` namespace package (where NVIDIA's
-    wheels put ``cu13/lib``, ``curand/include``, ...), found without
-    importing it.
-
-    Returns
-    -------
-    list of str
-        Possibly empty.
-    """
-    return _nvidia_dirs()
 
 
 def _soname_major(path):
@@ -131,7 +126,7 @@ def candidates():
     if env:
         return [env]
     out = []
-    for base in _nvidia_dirs():
+    for base in nvidia_dirs():
         for parts in _WHEEL_LIBS:
             out.append(os.path.join(base, *parts))
     for var in ("CUDA_PATH", "CUDA_HOME"):
@@ -300,6 +295,8 @@ class NVRTC:
             "nvrtcGetNumSupportedArchs": (c_int_p,),
             "nvrtcGetSupportedArchs": (c_int_p,),
         }
+        sigs["nvrtcInstallBundledHeaders"] = (ctypes.c_char_p, ctypes.c_uint,
+                                              ctypes.POINTER(ctypes.c_char_p))
         self._fn = {}
         for name, argtypes in sigs.items():
             fn = getattr(lib, name, None)
@@ -342,6 +339,42 @@ class NVRTC:
         """True when this NVRTC can emit cubins (``nvrtcGetCUBIN``, 11.1+)."""
         return "nvrtcGetCUBIN" in self._fn
 
+    @property
+    def has_bundled_headers(self):
+        """True when this NVRTC carries the toolkit's headers and CCCL
+        (``nvrtcInstallBundledHeaders``, 13.3+)."""
+        return "nvrtcInstallBundledHeaders" in self._fn
+
+    def install_bundled_headers(self, path):
+        """Extract the headers this NVRTC bundles into ``path`` (once).
+
+        NVRTC 13.3+ carries ``cuda_fp16.h``, ``cuda_bf16.h``,
+        ``cooperative_groups.h``, ``mma.h``, ... and CCCL (CUB, Thrust,
+        ``<cuda/std/...>``, in ``cccl/``), matched to itself. NVRTC skips
+        the work when ``path`` already holds this version (a marker file),
+        and serializes concurrent calls with a file lock.
+
+        Parameters
+        ----------
+        path : str
+            Directory (created if missing).
+
+        Returns
+        -------
+        tuple of str
+            The include directories: ``(path, path/cccl)``; empty when
+            this NVRTC has no bundled headers or extracting failed.
+        """
+        fn = self._fn.get("nvrtcInstallBundledHeaders")
+        if fn is None:
+            return ()
+        ct = self._ct
+        err = ct.c_char_p()
+        if fn(os.fsencode(path), 0, ct.byref(err)) != 0:
+            return ()
+        cccl = os.path.join(path, "cccl")
+        return (path, cccl) if os.path.isdir(cccl) else (path,)
+
     def supported_archs(self):
         """The ``sm_XY`` numbers this NVRTC can compile for.
 
@@ -365,7 +398,7 @@ class NVRTC:
                 self._archs = tuple(arr)
         return self._archs
 
-    def compile(self, source, name, options, target):
+    def compile(self, source, name, options, target, headers=()):
         """Compile one translation unit.
 
         Parameters
@@ -378,6 +411,10 @@ class NVRTC:
             NVRTC options, including ``-arch=sm_XY`` or ``-arch=compute_XY``.
         target : {"cubin", "ptx"}
             What to retrieve (``nvrtcGetCUBIN`` or ``nvrtcGetPTX``).
+        headers : sequence of (str, bytes), optional
+            Headers given by name and contents (``nvrtcCreateProgram``'s
+            ``headers``/``includeNames``): ``#include <name>`` finds them
+            before any ``-I`` directory.
 
         Returns
         -------
@@ -399,8 +436,14 @@ class NVRTC:
         ct = self._ct
         fn = self._fn
         prog = ct.c_void_p()
+        n = len(headers)
+        if n:
+            contents = (ct.c_char_p * n)(*[h[1] for h in headers])
+            names = (ct.c_char_p * n)(*[h[0].encode() for h in headers])
+        else:
+            contents = names = None
         self._check(fn["nvrtcCreateProgram"](ct.byref(prog), source,
-                                             name.encode(), 0, None, None),
+                                             name.encode(), n, contents, names),
                     "nvrtcCreateProgram")
         try:
             opts = [o.encode() for o in options]

@@ -16,8 +16,10 @@ from ._errors import CompileError
 from ._nvrtc import CompilerNotFoundError
 
 __all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
-           "nvcc_identity", "default_includes", "select", "mark_broken",
-           "find_compiler", "listing", "compile_error", "warn", "keep_dir",
+           "nvcc_identity", "toolkit_roots", "nvidia_dirs", "default_includes",
+           "bundled_dir", "bundled_includes", "select", "mark_broken",
+           "find_compiler", "listing", "HEADER_PACKAGES", "missing_headers",
+           "header_package", "hints", "compile_error", "warn", "keep_dir",
            "run_nvcc"]
 
 #: The file name compilers see; error messages refer to it.
@@ -78,22 +80,109 @@ def nvcc_identity(path):
     return tuple(ident)
 
 
+def toolkit_roots():
+    """The CUDA toolkit roots looked at, in order: ``$CUDA_PATH``,
+    ``$CUDA_HOME``, ``/usr/local/cuda`` (those set)."""
+    return [r for r in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
+                        "/usr/local/cuda") if r]
+
+
+def nvidia_dirs():
+    """The directories of the ``nvidia`` namespace package (NVIDIA's
+    wheels), found without importing it."""
+    return _nvrtc.nvidia_dirs()
+
+
+#: Include directories of NVIDIA's header wheels under ``nvidia/``: the
+#: CUDA 13 wheels share ``cu13/include`` (CCCL in ``cu13/include/cccl``);
+#: the CUDA 12 ones have one directory each.
+_WHEEL_INCLUDES = (
+    ("cu13", "include"), ("cu13", "include", "cccl"),
+    ("cuda_runtime", "include"), ("curand", "include"),
+    ("cuda_cccl", "include"), ("cuda_fp16", "include"),
+)
+
+
 def default_includes():
-    """The CUDA toolkit include dir NVRTC should search, as a tuple (0 or 1)."""
+    """The include directories NVRTC searches after the user's.
+
+    The CUDA toolkit's ``include`` (and its ``include/cccl``, CUDA 13's
+    place for CUB, Thrust and libcu++) of the first of :func:`toolkit_roots`
+    that has one, then the include directories of NVIDIA's header wheels
+    (``nvidia-cuda-runtime``, ``nvidia-curand``, ``nvidia-cuda-cccl``, ...)
+    that exist. Found with ``os.stat`` alone, once per process (see
+    :func:`reset`).
+
+    Returns
+    -------
+    tuple of str
+    """
     try:
         return _memo["includes"]
     except KeyError:
         pass
-    found = ()
-    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
-                 "/usr/local/cuda"):
-        if root:
-            inc = os.path.join(root, "include")
-            if os.path.isfile(os.path.join(inc, "cuda_fp16.h")):
-                found = (inc,)
-                break
+    found = []
+    for root in toolkit_roots():
+        inc = os.path.join(root, "include")
+        if (os.path.isfile(os.path.join(inc, "cuda_fp16.h"))
+                or os.path.isfile(os.path.join(inc, "cuda_runtime.h"))):
+            found.append(inc)
+            if os.path.isdir(os.path.join(inc, "cccl")):
+                found.append(os.path.join(inc, "cccl"))
+            break
+    for base in nvidia_dirs():
+        for parts in _WHEEL_INCLUDES:
+            inc = os.path.join(base, *parts)
+            if os.path.isdir(inc) and inc not in found:
+                found.append(inc)
+    found = tuple(found)
     _memo["includes"] = found
     return found
+
+
+def bundled_dir(ident, directory=None):
+    """Where the headers bundled with the NVRTC of identity ``ident`` are
+    extracted: ``$GPUARR_CACHE_DIR/nvrtc-headers/<hash of ident>`` for a
+    call that uses the default disk cache (``directory`` is
+    ``$GPUARR_CACHE_DIR/kernels``), else (no disk cache, or another cache
+    directory, which is left holding only cache entries)
+    ``<temporary directory>/gpuarr-<uid>/nvrtc-headers/<hash>``."""
+    import hashlib
+    tag = hashlib.sha256(repr(ident).encode()).hexdigest()[:16]
+    base = _config.settings.cache_dir
+    if directory is None or os.path.abspath(directory) != os.path.abspath(
+            os.path.join(base, "kernels")):
+        import tempfile
+        base = os.path.join(tempfile.gettempdir(), "gpuarr-%d" % os.getuid())
+    return os.path.join(base, "nvrtc-headers", tag)
+
+
+def bundled_includes(lib, ident, directory=None):
+    """The include directories of the headers NVRTC ``lib`` bundles
+    (13.3+: ``cuda_fp16.h``, ``cooperative_groups.h``, CCCL, ...), extracted
+    on first use into :func:`bundled_dir` (NVRTC skips an extraction that
+    is already there). Empty for an older NVRTC or when extracting fails.
+
+    The headers are a function of the NVRTC build, which the cache key
+    names already, so these paths are not part of the key.
+    """
+    key = ("bundled", lib.path, directory)
+    hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    out = ()
+    if lib.has_bundled_headers:
+        for d in ((directory, None) if directory is not None else (None,)):
+            path = bundled_dir(ident, d)
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                out = lib.install_bundled_headers(path)
+            except OSError:
+                out = ()
+            if out:
+                break
+    _memo[key] = out
+    return out
 
 
 def mark_broken(path):
@@ -201,12 +290,90 @@ def _error_lines(log):
     return sorted({int(m) for m in re.findall(pattern, log, re.MULTILINE)})
 
 
-def compile_error(what, log, source, compiled, command_line=None):
+#: Headers only the CUDA toolkit or NVIDIA's wheels have: include name
+#: (or its first directory) -> the pip package that ships it (CUDA 13).
+HEADER_PACKAGES = {
+    "curand": "nvidia-curand",
+    "cufft": "nvidia-cufft", "cublas": "nvidia-cublas",
+    "cusparse": "nvidia-cusparse", "cusolver": "nvidia-cusolver",
+    "nvshmem": "nvidia-nvshmem", "nvtx3": "nvidia-nvtx",
+    "cub": "nvidia-cuda-cccl", "thrust": "nvidia-cuda-cccl",
+    "cuda": "nvidia-cuda-cccl", "nv": "nvidia-cuda-cccl",
+    "cuda_fp16": "nvidia-cuda-runtime", "cuda_bf16": "nvidia-cuda-runtime",
+    "cuda_fp8": "nvidia-cuda-runtime", "cuda_fp6": "nvidia-cuda-runtime",
+    "cuda_fp4": "nvidia-cuda-runtime", "cuda_runtime": "nvidia-cuda-runtime",
+    "cuda_runtime_api": "nvidia-cuda-runtime",
+    "cooperative_groups": "nvidia-cuda-runtime", "mma": "nvidia-cuda-runtime",
+    "cuda_pipeline": "nvidia-cuda-runtime",
+    "cuda_awbarrier": "nvidia-cuda-runtime", "vector_types": "nvidia-cuda-runtime",
+    "vector_functions": "nvidia-cuda-runtime", "math_constants": "nvidia-cuda-runtime",
+    "cuComplex": "nvidia-cuda-runtime",
+}
+
+_MISSING_RE = re.compile(r'(?:could not|cannot) open source file "([^"]+)"')
+
+
+def missing_headers(log):
+    """The include names a compiler log says it could not find."""
+    return sorted(set(_MISSING_RE.findall(log)))
+
+
+def header_package(name):
+    """The pip package providing header ``name``, or None if unknown."""
+    stem = name.split("/")[0]
+    if stem == "cuda.h":
+        return "nvidia-cuda-runtime"
+    stem = re.sub(r"\.(h|hpp|cuh)$", "", stem)
+    for key in (stem, re.sub(r"_[a-z0-9]+$", "", stem)):
+        if key in HEADER_PACKAGES:
+            return HEADER_PACKAGES[key]
+    if stem.startswith("curand"):
+        return "nvidia-curand"
+    return None
+
+
+def hints(log, searched=(), nvrtc=True):
+    """What to tell a user whose compile failed: for each missing header
+    the package to install, and (under NVRTC) that nvcc is an option."""
+    out = []
+    for name in missing_headers(log):
+        pkg = header_package(name)
+        if pkg is not None:
+            out.append("<%s> is in the CUDA toolkit and in the %s wheel: "
+                       "`pip install %s` (gpuarr searches NVIDIA's wheels, "
+                       "the toolkit at $CUDA_PATH, $CUDA_HOME or "
+                       "/usr/local/cuda, and include_dirs)" % (name, pkg, pkg))
+        elif "." not in name.split("/")[-1] and nvrtc:
+            out.append("<%s> is a C++ standard library header, which NVRTC "
+                       "lacks: use CCCL's <cuda/std/%s> (`pip install "
+                       "nvidia-cuda-cccl`, or NVRTC 13.3+ which bundles it)"
+                       % (name, name))
+        else:
+            out.append("<%s> was not found in: %s" % (
+                name, ", ".join(searched) if searched else
+                "(no include directories; pass include_dirs=[...])"))
+    if 'may not have extern "C" linkage' in log:
+        out.append('C++ (templates, overloads, C++ headers) cannot sit inside '
+                   'the extern "C" { } that SourceModule wraps the source in: '
+                   'pass no_extern_c=True and declare the kernels '
+                   'extern "C" __global__ (as with PyCUDA)')
+    if nvrtc:
+        nvcc = which("nvcc")
+        if nvcc is not None:
+            out.append("nvcc is installed (%s): GPUARR_COMPILER=nvcc (or "
+                       "backend='nvcc') compiles with it and the host's C "
+                       "and C++ headers" % nvcc)
+    return out
+
+
+def compile_error(what, log, source, compiled, command_line=None, notes=()):
     marked = _error_lines(log)
     msg = "%s failed:\n%s\n\n%s:\n%s" % (
         what, log.rstrip() or "(the compiler printed nothing)",
         "Source, lines around the errors (> marks them)" if marked else "Source",
         listing(source, set(marked)))
+    if notes:
+        msg += "\n\n" + "\n".join("Note: " + n for n in notes)
     return CompileError(msg, log=log, source=compiled, command_line=command_line)
 
 
@@ -245,7 +412,8 @@ def run_nvcc(path, wrapped, source, options, target, arch, code, keep):
         what = "nvcc (%s)" % " ".join(cmd)
         if proc.returncode != 0:
             raise compile_error("%s (exit status %d)" % (what, proc.returncode),
-                                 log, source, wrapped, command_line=cmd)
+                                 log, source, wrapped, command_line=cmd,
+                                 notes=hints(log, nvrtc=False))
         with open(os.path.join(d, out), "rb") as f:
             image = f.read()
         if log.strip():

@@ -29,10 +29,18 @@ where NVRTC is looked for. ``pip install gpuarr[nvrtc]`` installs it.
 one; ``GPUARR_NVRTC=/path/libnvrtc.so.13`` picks a library.
 
 With NVRTC, ``-O0``..``-O3`` and ``-Xcompiler``/``--compiler-options``
-(which only affect host code under nvcc) are dropped from ``options``, and
-the CUDA toolkit's ``include`` directory (``$CUDA_PATH``, ``$CUDA_HOME`` or
-``/usr/local/cuda``), when there is one, is added after ``include_dirs`` so
-that ``#include <cuda_fp16.h>`` works as it does under nvcc.
+(which only affect host code under nvcc) are dropped from ``options``.
+nvcc-style sources compile under NVRTC: gpuarr hands NVRTC its built-in
+C headers (``stdio.h`` for ``printf``, ``math.h``, ``stdint.h``,
+``stddef.h``, ``limits.h``, ``float.h``, ``assert.h``), PyCUDA's
+``pycuda-complex.hpp``/``pycuda-helpers.hpp`` and ``gpuarr/complex.hpp``
+(:mod:`gpuarr._headers`), pre-includes the typedefs ``uint``, ``ushort``,
+``ulong``, and searches after ``include_dirs`` the headers NVRTC 13.3+
+bundles, the CUDA toolkit's ``include`` (``$CUDA_PATH``, ``$CUDA_HOME`` or
+``/usr/local/cuda``) and NVIDIA's header wheels (``nvidia-curand``,
+``nvidia-cuda-runtime``, ``nvidia-cuda-cccl``), so that
+``#include <curand_kernel.h>`` works with the wheels alone. A missing header's
+error names the package to install. See docs/compiler.md.
 
 Caches
 ------
@@ -56,8 +64,9 @@ On disk
     executable path, size and mtime, plus the same for absolute paths named
     in it when it is a small wrapper script), the target (cubin, PTX, or
     "best image for this device"), arch and code, the options, the include
-    directory *paths* (not the headers' contents: edit a header and you must
-    clear the cache or change an option), and the source after wrapping.
+    directory *paths* (not your headers' contents: edit a header and you
+    must clear the cache or change an option), a digest of gpuarr's built-in
+    headers as given to the compiler, and the source after wrapping.
     Computing it never loads NVRTC and never starts a process, so a warm hit
     in a fresh process costs about a millisecond.
 
@@ -77,14 +86,25 @@ current context raises :class:`gpuarr._errors.InvalidContextError`.
 import os
 import re
 
-from . import _cache, _config, _nvrtc, _toolchain
+from . import _cache, _config, _headers, _nvrtc, _toolchain
 from ._errors import CompileError, Error, InvalidContextError
 from ._nvrtc import CompilerNotFoundError
 from ._toolchain import PROGRAM_NAME, CompilerWarning, find_compiler
 
 __all__ = ["SourceModule", "compile", "CompileError", "CompilerNotFoundError",
            "CompilerWarning", "clear_memory_cache", "clear_disk_cache",
-           "default_cache_dir", "find_compiler"]
+           "default_cache_dir", "find_compiler", "DynamicModule",
+           "DynamicSourceModule", "get_nvcc_version"]
+
+#: PyCUDA's linking names, defined in gpuarr._dynamic (which uses compile()).
+_DYNAMIC = ("DynamicModule", "DynamicSourceModule", "get_nvcc_version")
+
+
+def __getattr__(name):
+    if name in _DYNAMIC:
+        from . import _dynamic
+        return getattr(_dynamic, name)
+    raise AttributeError("module 'gpuarr.compiler' has no attribute %r" % name)
 
 _TARGETS = ("cubin", "ptx")
 _memo = {}          # the driver's CUDA major version (see _reset)
@@ -251,8 +271,11 @@ def _disk_dir(cache_dir):
                         "not %s" % type(cache_dir).__name__) from None
 
 
-def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
-               fallback_ptx):
+def _run_nvrtc(path, ident, wrapped, source, options, includes, headers,
+               target, real_arch, keep, fallback_ptx, directory):
+    """Compile with NVRTC. ``includes`` is ``(user dirs, default dirs)``;
+    the NVRTC's bundled headers (13.3+, extracted next to the disk cache
+    ``directory`` or in a temporary one) are searched between the two."""
     lib = _nvrtc.load(path)
     if target == "cubin" and fallback_ptx:
         archs = lib.supported_archs()
@@ -263,10 +286,14 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
             older = [a for a in archs if a <= number]
             if older:
                 target, real_arch = "ptx", "compute_%d" % max(older)
+    user_inc, default_inc = includes
+    searched = (user_inc + _toolchain.bundled_includes(lib, ident, directory)
+                + default_inc)
     arch_opt = "-arch=" + (real_arch if target == "cubin" else _as_virtual(real_arch))
-    opts = options + [arch_opt]
+    opts = (options + ["-I" + d for d in searched]
+            + ["-include=" + _headers.PRE_INCLUDE, arch_opt])
     result, image, log = lib.compile(wrapped.encode("utf-8"), PROGRAM_NAME,
-                                     opts, target)
+                                     opts, target, headers)
     what = "NVRTC %d.%d (%s)" % (lib.version + (" ".join(opts),))
     if keep:
         d = _toolchain.keep_dir()
@@ -281,7 +308,10 @@ def _run_nvrtc(path, wrapped, source, options, target, real_arch, keep,
                 f.write(image)
         print("*** compiler output in %s" % d)
     if result != 0:
-        raise _toolchain.compile_error(what, log, source, wrapped)
+        raise _toolchain.compile_error(
+            what, log, source, wrapped,
+            notes=_toolchain.hints(log, searched + ("(gpuarr's built-in "
+                                                    "headers)",)))
     if log.strip():
         _toolchain.warn(what, log)
     return image, target
@@ -322,17 +352,21 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
                                  "code=%r (use nvcc for several)" % code)
             real_arch = _as_real(code or arch)
             opts = _nvrtc_options(options)
-            opts += ["-I" + d for d in include_dirs + _toolchain.default_includes()]
+            includes = (include_dirs, _toolchain.default_includes())
+            headers, headers_id = _headers.for_nvrtc(includes[0] + includes[1])
+            key_opts = opts + ["-I" + d for d in includes[0] + includes[1]]
         else:
             real_arch = arch
-            opts = options + ["-I" + d for d in include_dirs]
+            opts = options + ["-I" + d for d in include_dirs + (_headers.INCLUDE_DIR,)]
+            headers_id = _headers.for_nvcc()
+            key_opts = opts
         directory = _disk_dir(cache_dir)
         key = kind = None
         if directory is not None:
             key_target = "image" if (fallback_ptx and name == "nvrtc") else target
             key = _cache.make_key([
                 "gpuarr-kernel", _cache.FORMAT_VERSION, ident, key_target,
-                real_arch, code, tuple(opts), wrapped])
+                real_arch, code, tuple(key_opts), headers_id, wrapped])
             if not keep:
                 image = _cache.load(directory, key, key_target)
                 if image is not None:
@@ -340,9 +374,11 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
                     return image, kind, name, arch
         if name == "nvrtc":
             try:
-                image, kind = _run_nvrtc(path, wrapped, source, opts, target,
+                image, kind = _run_nvrtc(path, ident, wrapped, source, opts,
+                                         includes, headers, target,
                                          real_arch, keep,
-                                         fallback_ptx and code is None)
+                                         fallback_ptx and code is None,
+                                         directory)
             except CompilerNotFoundError:
                 if _config.check_compiler(backend if backend is not None
                                           else _config.settings.compiler):

@@ -25,13 +25,13 @@ from gpuarr._errors import (  # noqa: F401
     DriverNotFoundError, InvalidContextError, NotSupportedError)
 from gpuarr._enums import (  # noqa: F401
     device_attribute, function_attribute, limit, func_cache, ctx_flags,
-    stream_flags, event_flags, jit_option, pointer_attribute,
+    stream_flags, event_flags, jit_option, jit_input_type, pointer_attribute,
     host_alloc_flags, mem_host_register_flags, mem_pool_attribute)
 from gpuarr._driver import (  # noqa: F401
     init, get_version, get_driver_version,
     Device, Context, DeviceAllocation, HostAllocation, Stream, Event,
     MemoryPool,
-    Module, Function, In, Out, InOut, ArgumentHandler,
+    Module, Function, In, Out, InOut, ArgumentHandler, Linker,
     mem_alloc, mem_alloc_async, mem_get_info,
     memcpy_htod, memcpy_dtoh, memcpy_dtod,
     memcpy_htod_async, memcpy_dtoh_async, memcpy_dtod_async,

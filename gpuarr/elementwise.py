@@ -524,8 +524,10 @@ class ElementwiseKernel:
     -----
     Array arguments must be contiguous.  float16 arrays appear as
     ``ga_half`` (converts to and from ``float``), complex ones as
-    ``ga_complex<float>``/``ga_complex<double>`` with fields ``re`` and
-    ``im``.
+    ``gpuarr::complex<float>``/``<double>`` (also spelled
+    ``pycuda::complex``, ``ga_complex``, ``complex``) with fields ``re`` and
+    ``im`` and std::complex's functions (``x[i] = exp(x[i])``, ``abs``,
+    ``pow``, ...; gpuarr/include/gpuarr/complex.hpp).
     """
 
     def __init__(self, arguments, operation, name="kernel", keep=False,

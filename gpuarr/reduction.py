@@ -430,7 +430,8 @@ class ReductionKernel:
     and ``i`` is still the linear (C-order) element index.  The result is
     allocated by the factory of :func:`set_array_factory` (GPUArrays) unless
     ``out`` is given.  float16 arguments are ``ga_half`` (converting to and
-    from ``float``); complex ones ``ga_complex<float|double>``.
+    from ``float``); complex ones ``gpuarr::complex<float|double>`` (also
+    ``pycuda::complex``, ``ga_complex``), with std::complex's functions.
     """
 
     def __init__(self, dtype_out, neutral, reduce_expr, map_expr=None,

@@ -357,7 +357,7 @@ def test_search_order_and_major_filter(monkeypatch, tmp_path):
     toolkit = tmp_path / "cuda"
     (toolkit / "lib64").mkdir(parents=True)
     (toolkit / "lib64" / "libnvrtc.so.13").write_bytes(b"tk")
-    monkeypatch.setattr(_nvrtc, "_nvidia_dirs", lambda: [str(wheel)])
+    monkeypatch.setattr(_nvrtc, "nvidia_dirs", lambda: [str(wheel)])
     monkeypatch.setenv("CUDA_PATH", str(toolkit))
     cands = _nvrtc.candidates()
     assert cands.index(str(wheel / "cu13" / "lib" / "libnvrtc.so.13")) < \

@@ -30,10 +30,12 @@ def spec_for(op, outs, ins):
 
 
 def _batch(specs):
-    """One translation unit holding many kernels, each in its namespace."""
+    """One translation unit holding many kernels, each in its namespace
+    (each carries gpuarr/complex.hpp's text: its include guard is reset so
+    that every namespace gets the definitions)."""
     parts = []
     for k, sp in enumerate(specs):
-        parts.append("namespace ga_t%d {\n%s\n}\n"
+        parts.append("#undef GPUARR_COMPLEX_HPP\nnamespace ga_t%d {\n%s\n}\n"
                      % (k, sp.source().replace(sp.name, "%s_%d" % (sp.name, k))))
     return "".join(parts)
 

@@ -17,6 +17,7 @@
 <%!
     import numpy as np
     from gpuarr._dtypes import reg_ctype
+    from gpuarr._headers import text as header_text
 
     def part_dtype(dt):
         """The dtype of the parts of complex dtype ``dt``."""
@@ -101,50 +102,8 @@ struct ga_half {
 GA_DEV float ga_hround(float f) { return ga_h2f(ga_f2h(f)); }
 GA_DEV float ga_hround_d(double d) { return ga_h2f(ga_d2h(d)); }
 
-// a minimal complex number with numpy's layout (re, im)
-template <class T> struct ga_complex {
-    T re, im;
-    ga_complex() = default;
-    __device__ __forceinline__ ga_complex(T r) : re(r), im(0) {}
-    __device__ __forceinline__ ga_complex(T r, T i) : re(r), im(i) {}
-    __device__ __forceinline__ T real() const { return re; }
-    __device__ __forceinline__ T imag() const { return im; }
-};
-template <class T> GA_DEV ga_complex<T> operator+(ga_complex<T> a, ga_complex<T> b) {
-    return ga_complex<T>(a.re + b.re, a.im + b.im);
-}
-template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a, ga_complex<T> b) {
-    return ga_complex<T>(a.re - b.re, a.im - b.im);
-}
-template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a) {
-    return ga_complex<T>(-a.re, -a.im);
-}
-template <class T> GA_DEV ga_complex<T> operator*(ga_complex<T> a, ga_complex<T> b) {
-    return ga_complex<T>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
-}
-// Smith's algorithm, as numpy's complex division
-template <class T> GA_DEV ga_complex<T> operator/(ga_complex<T> a, ga_complex<T> b) {
-    T ar = b.re < 0 ? -b.re : b.re, ai = b.im < 0 ? -b.im : b.im;
-    if (ar >= ai) {
-        if (ar == 0 && ai == 0) {
-            return ga_complex<T>(a.re / ar, a.im / ai);
-        }
-        T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
-        return ga_complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-    }
-    T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
-    return ga_complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
-}
-template <class T> GA_DEV ga_complex<T> operator+(ga_complex<T> a, T b) { return a + ga_complex<T>(b); }
-template <class T> GA_DEV ga_complex<T> operator+(T a, ga_complex<T> b) { return ga_complex<T>(a) + b; }
-template <class T> GA_DEV ga_complex<T> operator-(ga_complex<T> a, T b) { return a - ga_complex<T>(b); }
-template <class T> GA_DEV ga_complex<T> operator-(T a, ga_complex<T> b) { return ga_complex<T>(a) - b; }
-template <class T> GA_DEV ga_complex<T> operator*(ga_complex<T> a, T b) { return ga_complex<T>(a.re * b, a.im * b); }
-template <class T> GA_DEV ga_complex<T> operator*(T a, ga_complex<T> b) { return ga_complex<T>(a * b.re, a * b.im); }
-template <class T> GA_DEV ga_complex<T> operator/(ga_complex<T> a, T b) { return ga_complex<T>(a.re / b, a.im / b); }
-template <class T> GA_DEV ga_complex<T> operator/(T a, ga_complex<T> b) { return ga_complex<T>(a) / b; }
-template <class T> GA_DEV bool operator==(ga_complex<T> a, ga_complex<T> b) { return a.re == b.re && a.im == b.im; }
-template <class T> GA_DEV bool operator!=(ga_complex<T> a, ga_complex<T> b) { return !(a == b); }
+// gpuarr::complex<T> (ga_complex<T>): the text of gpuarr/include/gpuarr/complex.hpp
+${header_text("gpuarr/complex.hpp")}
 // numpy's lexicographic complex ordering
 template <class T> GA_DEV bool ga_clt(ga_complex<T> a, ga_complex<T> b) {
     return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);
@@ -295,60 +254,21 @@ typedef ga_complex<double> ga_cd;
 template <class T> GA_DEV ga_cd ga_c2d(ga_complex<T> a) { return ga_cd((double)a.re, (double)a.im); }
 template <class R> GA_DEV ga_complex<R> ga_cto(ga_cd a) { return ga_complex<R>((R)a.re, (R)a.im); }
 template <class T> GA_DEV bool ga_cisnan(ga_complex<T> a) { return a.re != a.re || a.im != a.im; }
-// i * a and -i * a, exact (signed zeros kept)
-GA_DEV ga_cd ga_times_i(ga_cd a) { return ga_cd(-a.im, a.re); }
-GA_DEV ga_cd ga_times_mi(ga_cd a) { return ga_cd(a.im, -a.re); }
-GA_DEV ga_cd ga_csinh(ga_cd z) {
-    if (z.im == 0) return ga_cd(sinh(z.re), z.im);
-    double s, c; sincos(z.im, &s, &c);
-    return ga_cd(sinh(z.re) * c, cosh(z.re) * s);
-}
-GA_DEV ga_cd ga_ccosh(ga_cd z) {
-    if (z.im == 0) return ga_cd(cosh(z.re), copysign(0.0, z.re) * z.im);
-    double s, c; sincos(z.im, &s, &c);
-    return ga_cd(cosh(z.re) * c, sinh(z.re) * s);
-}
-// FreeBSD's ctanh (Kahan): no overflow for large |Re z|
-GA_DEV ga_cd ga_ctanh(ga_cd z) {
-    const double x = z.re, y = z.im;
-    if (x != x) return ga_cd(x, y == 0 ? y : x * y);
-    if (isinf(x)) return ga_cd(copysign(1.0, x), copysign(0.0, isinf(y) ? y : sin(y) * cos(y)));
-    if (!isfinite(y)) return ga_cd(x != 0 ? y - y : x, y - y);
-    if (fabs(x) >= 22) {
-        const double e = exp(-fabs(x));
-        return ga_cd(copysign(1.0, x), 4 * sin(y) * cos(y) * e * e);
-    }
-    const double t = tan(y), b = 1 + t * t, sh = sinh(x), rho = sqrt(1 + sh * sh);
-    const double d = 1 + b * sh * sh;
-    return ga_cd(b * rho * sh / d, t / d);
-}
-GA_DEV ga_cd ga_csin(ga_cd z) { return ga_times_mi(ga_csinh(ga_times_i(z))); }
-GA_DEV ga_cd ga_ccos(ga_cd z) { return ga_ccosh(ga_times_i(z)); }
-GA_DEV ga_cd ga_ctan(ga_cd z) { return ga_times_mi(ga_ctanh(ga_times_i(z))); }
-// Kahan, "Branch cuts for complex elementary functions" (1987)
-GA_DEV ga_cd ga_casin(ga_cd z) {
-    const ga_cd s1 = ga_sqrt(ga_cd(1 - z.re, -z.im));    // sqrt(1 - z)
-    const ga_cd s2 = ga_sqrt(ga_cd(1 + z.re, z.im));     // sqrt(1 + z)
-    return ga_cd(atan2(z.re, s1.re * s2.re - s1.im * s2.im),
-                 asinh(s1.re * s2.im - s1.im * s2.re));
-}
-GA_DEV ga_cd ga_cacos(ga_cd z) {
-    const ga_cd s1 = ga_sqrt(ga_cd(1 - z.re, -z.im));    // sqrt(1 - z)
-    const ga_cd s2 = ga_sqrt(ga_cd(1 + z.re, z.im));     // sqrt(1 + z)
-    return ga_cd(2 * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re));
-}
-GA_DEV ga_cd ga_cacosh(ga_cd z) {
-    const ga_cd s1 = ga_sqrt(ga_cd(z.re - 1, z.im));     // sqrt(z - 1)
-    const ga_cd s2 = ga_sqrt(ga_cd(z.re + 1, z.im));     // sqrt(z + 1)
-    return ga_cd(asinh(s1.re * s2.re + s1.im * s2.im), 2 * atan2(s1.im, s2.re));
-}
-GA_DEV ga_cd ga_casinh(ga_cd z) { return ga_times_mi(ga_casin(ga_times_i(z))); }
-GA_DEV ga_cd ga_catanh(ga_cd z) {
-    const double x = z.re, y = z.im, ax = fabs(x);
-    const double re = copysign(0.25 * log1p(4 * ax / ((1 - ax) * (1 - ax) + y * y)), x);
-    return ga_cd(re, 0.5 * atan2(2 * y, (1 - x) * (1 + x) - y * y));
-}
-GA_DEV ga_cd ga_catan(ga_cd z) { return ga_times_mi(ga_catanh(ga_times_i(z))); }
+// the kernels are those of gpuarr/complex.hpp
+GA_DEV ga_cd ga_times_i(ga_cd a) { return gpuarr::detail::times_i(a); }
+GA_DEV ga_cd ga_times_mi(ga_cd a) { return gpuarr::detail::times_mi(a); }
+GA_DEV ga_cd ga_csinh(ga_cd z) { return gpuarr::detail::csinh(z); }
+GA_DEV ga_cd ga_ccosh(ga_cd z) { return gpuarr::detail::ccosh(z); }
+GA_DEV ga_cd ga_ctanh(ga_cd z) { return gpuarr::detail::ctanh(z); }
+GA_DEV ga_cd ga_csin(ga_cd z) { return gpuarr::detail::csin(z); }
+GA_DEV ga_cd ga_ccos(ga_cd z) { return gpuarr::detail::ccos(z); }
+GA_DEV ga_cd ga_ctan(ga_cd z) { return gpuarr::detail::ctan(z); }
+GA_DEV ga_cd ga_casin(ga_cd z) { return gpuarr::detail::casin(z); }
+GA_DEV ga_cd ga_cacos(ga_cd z) { return gpuarr::detail::cacos(z); }
+GA_DEV ga_cd ga_cacosh(ga_cd z) { return gpuarr::detail::cacosh(z); }
+GA_DEV ga_cd ga_casinh(ga_cd z) { return gpuarr::detail::casinh(z); }
+GA_DEV ga_cd ga_catanh(ga_cd z) { return gpuarr::detail::catanh(z); }
+GA_DEV ga_cd ga_catan(ga_cd z) { return gpuarr::detail::catan(z); }
 // numpy's clip of complex values: max(x, lo) then min(., hi), lexicographic,
 // a NaN x (or NaN bound picked) propagating
 template <class T> GA_DEV ga_complex<T> ga_cclip(ga_complex<T> x, ga_complex<T> lo, ga_complex<T> hi) {
@@ -363,30 +283,7 @@ GA_DEV ga_cd ga_cexpm1(ga_cd z) {
 GA_DEV ga_cd ga_clog1p(ga_cd z) {
     return ga_cd(log(hypot(z.re + 1, z.im)), atan2(z.im, z.re + 1));
 }
-// numpy's nc_pow: 0 ** b, small integer powers by squaring, else exp(b log a)
-GA_DEV ga_cd ga_cpow(ga_cd a, ga_cd b) {
-    if (b.re == 0 && b.im == 0) return ga_cd(1, 0);
-    if (a.re == 0 && a.im == 0) {
-        if (b.re > 0) return ga_cd(0, 0);   // numpy 2: 0 ** b is 0 when Re(b) > 0
-        const double nan = __longlong_as_double(0x7ff8000000000000LL);
-        return ga_cd(nan, nan);
-    }
-    if (b.im == 0 && b.re == trunc(b.re) && fabs(b.re) < 100) {
-        const int n = (int)b.re;
-        if (n == 1) return a;
-        if (n == 2) return a * a;
-        if (n == 3) return a * (a * a);
-        const int m = n < 0 ? -n : n;
-        ga_cd r(1, 0), p = a;
-        for (int mask = 1;; mask <<= 1) {
-            if (m & mask) r = r * p;
-            if (m < (mask << 1)) break;
-            p = p * p;
-        }
-        return n < 0 ? ga_cd(1, 0) / r : r;
-    }
-    return ga_exp(b * ga_log(a));
-}
+GA_DEV ga_cd ga_cpow(ga_cd a, ga_cd b) { return gpuarr::detail::cpow(a, b); }
 
 // N values of T at an N * sizeof(T) aligned address: one vector access
 template <class T, int N> struct __align__(sizeof(T) * N) ga_vec { T v[N]; };

@@ -65,6 +65,7 @@ enum {
     E_INVALID_CONTEXT = 201,
     E_UNSUPPORTED_LIMIT = 215,
     E_INVALID_HANDLE = 400,
+    E_FILE_NOT_FOUND = 301,
     E_NOT_FOUND = 500,
     E_NOT_READY = 600,
     E_ILLEGAL_ADDRESS = 700,
@@ -89,6 +90,7 @@ static const struct {
     {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {215, "CUDA_ERROR_UNSUPPORTED_LIMIT", "limit is not supported on this architecture"},
     {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {301, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
     {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {600, "CUDA_ERROR_NOT_READY", "device not ready"},
     {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
@@ -1898,6 +1900,157 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end)
 EXPORT CUresult cuEventElapsedTime(float *ms, void *start, void *end)
 {
     return cuEventElapsedTime_v2(ms, start, end);
+}
+
+/* ---- linking (cuLink*) ----
+ * A link state concatenates the FAKE images given to it (their directive
+ * lines under one "FAKE" header); libraries are counted, not read (a real
+ * libcudadevrt.a is binary). Anything else is refused, with a log. */
+typedef struct FakeLink {
+    char *text;
+    size_t len;
+    int images, libraries, completed;
+    char *error_log;
+    size_t error_cap;
+    struct FakeLink *next;
+} FakeLink;
+static FakeLink *links;
+
+static FakeLink *find_link(void *h)
+{
+    for (FakeLink *l = links; l; l = l->next)
+        if (l == h)
+            return l;
+    return NULL;
+}
+
+EXPORT CUresult cuLinkCreate_v2(unsigned int nopts, int *opts, void **vals, void **out)
+{
+    NEED_CTX(NULL);
+    if (!out || (nopts && (!opts || !vals)))
+        return FAIL(E_INVALID_VALUE);
+    FakeLink *l = calloc(1, sizeof *l);
+    if (!l)
+        return FAIL(E_OUT_OF_MEMORY);
+    for (unsigned i = 0; i < nopts; i++) {
+        if (opts[i] == 5) l->error_log = vals[i];
+        if (opts[i] == 6) l->error_cap = (size_t)(uintptr_t)vals[i];
+    }
+    l->text = strdup("FAKE\n");
+    l->len = 5;
+    LOCK();
+    l->next = links;
+    links = l;
+    UNLOCK();
+    *out = l;
+    return OK;
+}
+
+static CUresult link_add(FakeLink *l, int type, const char *data, size_t size, const char *name)
+{
+    char msg[256];
+    if (type == 4) {                 /* CU_JIT_INPUT_LIBRARY */
+        l->libraries++;
+        return OK;
+    }
+    if (size < 5 || strncmp(data, "FAKE\n", 5) != 0) {
+        snprintf(msg, sizeof msg, "fake-link: %s is not a FAKE image", name ? name : "?");
+        write_log(l->error_log, l->error_cap, msg);
+        return FAIL(E_INVALID_IMAGE);
+    }
+    size_t body = strnlen(data + 5, size - 5);
+    char *t = realloc(l->text, l->len + body + 2);
+    if (!t)
+        return FAIL(E_OUT_OF_MEMORY);
+    memcpy(t + l->len, data + 5, body);
+    l->len += body;
+    if (l->len && t[l->len - 1] != '\n')
+        t[l->len++] = '\n';
+    t[l->len] = 0;
+    l->text = t;
+    l->images++;
+    return OK;
+}
+
+EXPORT CUresult cuLinkAddData_v2(void *h, int type, void *data, size_t size, const char *name,
+                                 unsigned int nopts, int *opts, void **vals)
+{
+    (void)opts; (void)vals;
+    FakeLink *l = find_link(h);
+    if (!l || l->completed)
+        return FAIL(E_INVALID_HANDLE);
+    if (!data || !size || nopts)
+        return FAIL(E_INVALID_VALUE);
+    return link_add(l, type, data, size, name);
+}
+
+EXPORT CUresult cuLinkAddFile_v2(void *h, int type, const char *path, unsigned int nopts,
+                                 int *opts, void **vals)
+{
+    (void)opts; (void)vals;
+    FakeLink *l = find_link(h);
+    if (!l || l->completed)
+        return FAIL(E_INVALID_HANDLE);
+    if (!path || nopts)
+        return FAIL(E_INVALID_VALUE);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return FAIL(E_FILE_NOT_FOUND);
+    if (type == 4) {
+        fclose(f);
+        l->libraries++;
+        return OK;
+    }
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return link_add(l, type, buf, n, path);
+}
+
+EXPORT CUresult cuLinkComplete(void *h, void **out, size_t *size)
+{
+    FakeLink *l = find_link(h);
+    if (!l || l->completed)
+        return FAIL(E_INVALID_HANDLE);
+    if (!out || !size)
+        return FAIL(E_INVALID_VALUE);
+    if (!l->images) {
+        write_log(l->error_log, l->error_cap, "fake-link: nothing to link");
+        return FAIL(E_INVALID_IMAGE);
+    }
+    l->completed = 1;
+    *out = l->text;
+    *size = l->len + 1;
+    return OK;
+}
+
+EXPORT CUresult cuLinkDestroy(void *h)
+{
+    LOCK();
+    FakeLink **pp = &links;
+    while (*pp && *pp != h)
+        pp = &(*pp)->next;
+    FakeLink *l = *pp;
+    if (l)
+        *pp = l->next;
+    UNLOCK();
+    if (!l)
+        return FAIL(E_INVALID_HANDLE);
+    free(l->text);
+    free(l);
+    return OK;
+}
+
+/* Live link states (a helper for the tests). */
+EXPORT int fake_live_links(void)
+{
+    int n = 0;
+    LOCK();
+    for (FakeLink *l = links; l; l = l->next)
+        n++;
+    UNLOCK();
+    return n;
 }
 
 /* ------------------------------------------------------------------------ */
