@@ -80,6 +80,7 @@ def test_every_c_header_printf_and_typedefs(wrapped, monkeypatch):
 @pytest.mark.parametrize("name", ["stdio.h", "math.h", "stdint.h", "stddef.h",
                                   "limits.h", "float.h", "assert.h",
                                   "pycuda-complex.hpp", "pycuda-helpers.hpp",
+                                  "gpuarr-complex.hpp", "gpuarr-helpers.hpp",
                                   "gpuarr/complex.hpp"])
 def test_each_header_alone_and_twice(name, monkeypatch):
     no_search(monkeypatch)
@@ -161,11 +162,12 @@ def test_every_complex_function_float_and_double(monkeypatch):
     assert b".entry functions_f(" in out and b".entry functions_d(" in out
 
 
+@pytest.mark.parametrize("header", ["pycuda-complex.hpp", "gpuarr-complex.hpp"])
 @pytest.mark.parametrize("spelling", ["gpuarr::complex", "pycuda::complex", "ga_complex"])
-def test_one_type_three_spellings(spelling, monkeypatch):
+def test_one_type_three_spellings(spelling, header, monkeypatch):
     no_search(monkeypatch)
     src = r"""
-#include <pycuda-complex.hpp>
+#include <%(h)s>
 static_assert(sizeof(%(s)s<float>) == 8 && sizeof(%(s)s<double>) == 16, "numpy's layout");
 static_assert(alignof(%(s)s<float>) == 4, "numpy's alignment");
 extern "C" __global__ void k(%(s)s<double> *x, ga_complex<float> *y) {
@@ -179,7 +181,7 @@ extern "C" __global__ void k(%(s)s<double> *x, ga_complex<float> *y) {
     __syncthreads();
     x[threadIdx.x] = sh[31 - threadIdx.x] * 2.0f + y[1]._M_re + y[1]._M_im + x[3].re;
 }
-""" % {"s": spelling}
+""" % {"s": spelling, "h": header}
     ptx(src, no_extern_c=True)
 
 
