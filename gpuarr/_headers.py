@@ -8,9 +8,9 @@ Three groups, by their path under ``gpuarr/include``:
     ``#include <gpuarr/complex.hpp>``.
 ``pycuda-complex.hpp``, ``pycuda-helpers.hpp``
     PyCUDA's header names, on gpuarr's complex type.
-``nvrtc/*.h``
+``nvrtc/*.h``, ``nvrtc/cstdio``
     The C headers nvcc kernels include (``stdio.h``, ``math.h``,
-    ``stdint.h``, ...) written for NVRTC, which has no C library headers,
+    ``stdint.h``, ..., and C++'s ``cstdio``) written for NVRTC, which has no C library headers,
     and ``gpuarr_nvcc_compat.h``, pre-included under NVRTC, with the
     typedefs that nvcc's host headers bring (``uint``, ``ushort``,
     ``ulong``).
@@ -49,7 +49,9 @@ def _scan():
         dirs.sort()
         rel = os.path.relpath(root, INCLUDE_DIR)
         for f in sorted(files):
-            if not f.endswith((".h", ".hpp")):
+            # C++'s extension-less names (<cstdio>) only among the C headers
+            if not (f.endswith((".h", ".hpp"))
+                    or (rel == _NVRTC_SUB and "." not in f)):
                 continue
             if rel == _NVRTC_SUB:
                 name = f                      # nvrtc/stdio.h is <stdio.h>

@@ -81,7 +81,7 @@ def test_every_c_header_printf_and_typedefs(wrapped, monkeypatch):
                                   "limits.h", "float.h", "assert.h",
                                   "pycuda-complex.hpp", "pycuda-helpers.hpp",
                                   "gpuarr-complex.hpp", "gpuarr-helpers.hpp",
-                                  "gpuarr/complex.hpp"])
+                                  "gpuarr/complex.hpp", "cstdio"])
 def test_each_header_alone_and_twice(name, monkeypatch):
     no_search(monkeypatch)
     src = "#include <%s>\n#include <%s>\n__global__ void k(int *x) { x[0] = 1; }\n" % (name, name)
@@ -443,3 +443,11 @@ def test_headers_digest_changes_with_contents():
     assert set(names) == set(_headers.names())
     changed = tuple((n, c + b" ") if n == "stdio.h" else (n, c) for n, c in h1)
     assert _headers.digest(changed) != d1 == _headers.digest(h1)
+
+
+def test_cstdio_printf_in_both_namespaces(monkeypatch):
+    no_search(monkeypatch)
+    src = ("#include <cstdio>\n"
+           "__global__ void k(int v) { printf(\"%d\\n\", v); std::printf(\"%d\\n\", v + 1); }\n")
+    out = ptx(src)
+    assert b".entry k(" in out and out.count(b"vprintf") >= 3   # the declaration, two calls
