@@ -61,6 +61,8 @@ LAYERS = {
     "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
     "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
     "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),
+    "gpuarr._joinkernels": (4, "the joining kernel (many strided copies, "
+                               "casting, in one launch) and take/put"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -70,6 +72,8 @@ LAYERS = {
     "gpuarr._manipulation": (5, "reshape, transpose, broadcast_to, ... "
                                 "as functions"),
     "gpuarr._interop": (5, "the CUDA Array Interface and DLPack"),
+    "gpuarr._joining": (5, "concatenate, stack, hstack, ...; take, "
+                           "multi_take, multi_put"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr.gpuarray": (5, "PyCUDA's gpuarray names, re-exported"),

@@ -10,7 +10,7 @@ module name; the code lives in one module per concern (see
 ``docs/architecture.md``): :mod:`gpuarr._array` (the class),
 :mod:`gpuarr._creation`, :mod:`gpuarr._transfer`, :mod:`gpuarr._ufunc`,
 :mod:`gpuarr._indexing`, :mod:`gpuarr._manipulation`,
-:mod:`gpuarr._interop`.
+:mod:`gpuarr._interop`, :mod:`gpuarr._joining`.
 """
 
 from ._array import GPUArray
@@ -21,6 +21,10 @@ from ._manipulation import (
     astype, reshape, ravel, transpose, swapaxes, squeeze, expand_dims,
     broadcast_to)
 from ._transfer import fill
+# joining and gathering
+from ._joining import (
+    concatenate, stack, hstack, vstack, dstack, column_stack, take,
+    multi_take, multi_put)
 from ._ufunc import (
     UFuncTypeError, add, subtract, multiply, divide, true_divide,
     floor_divide, remainder, mod, power, negative, positive, absolute, abs,
@@ -39,4 +43,7 @@ __all__ = [
     "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "UFuncTypeError",
+    # joining and gathering
+    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "take", "multi_take", "multi_put",
 ]
