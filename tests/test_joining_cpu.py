@@ -1,0 +1,490 @@
+"""CPU tests of joining and gathering: the kernels render and compile for
+every dtype pair / item size / index dtype / mode, the joining table is
+right, and the array layer's logic (views, tables, launches, numpy's
+errors) runs against the fake libcuda with the kernels emulated on the
+host."""
+
+import numpy as np
+import pytest
+
+from _util import FakeArray, kernel_compiler
+
+from gpuarr import _dtypes
+from gpuarr import _joinkernels as jk
+
+DTYPES = _dtypes.SUPPORTED
+INDEX_DTYPES = [np.dtype(t) for t in ("?", "i1", "u1", "i2", "u2", "i4", "u4",
+                                      "i8", "u8")]
+
+COMPILE = kernel_compiler()
+needs_compiler = pytest.mark.skipif(
+    COMPILE is None, reason="neither gpuarr.compiler (NVRTC/nvcc) nor nvcc "
+                            "is available")
+
+
+def _batch(specs):
+    """One translation unit holding many kernels, each in its namespace
+    and under its own name."""
+    parts = []
+    for k, sp in enumerate(specs):
+        parts.append("namespace ga_t%d {\n%s\n}\n"
+                     % (k, sp.source().replace(sp.name, "%s_%d" % (sp.name, k))))
+    return "".join(parts)
+
+
+def _join_spec(out_dt, src_dts, shape=(3, 5), strides=None):
+    out_dt = np.dtype(out_dt)
+    pairs = []
+    for k, dt in enumerate(src_dts):
+        dt = np.dtype(dt)
+        st = strides(dt) if strides else None
+        pairs.append((FakeArray(out_dt, shape, ptr=(1 << 30) + k * 4096),
+                      FakeArray(dt, shape, st, ptr=(1 << 20) + k * 4096)))
+    return jk.copy_spec(out_dt, pairs)
+
+
+# ---------------------------------------------------------------------------
+# rendering and compiling
+
+
+@needs_compiler
+@pytest.mark.parametrize("out_dt", DTYPES, ids=str)
+def test_join_kernel_compiles_for_every_source_dtype(out_dt):
+    """One kernel per output dtype holding a case for every source dtype:
+    every (source, output) pair compiles; and 1-4 merged dimensions, both
+    index widths."""
+    specs = [_join_spec(out_dt, DTYPES)[0]]
+    specs.append(_join_spec(out_dt, ["f4", "i8"], (3, 4, 5, 6),
+                            lambda dt: (-dt.itemsize * 7 * 6 * 5,
+                                        dt.itemsize * 6 * 5 * 2,
+                                        dt.itemsize * 6 * 3,
+                                        dt.itemsize * 2))[0])
+    wide = _join_spec(out_dt, ["u1"], (3, 2 ** 31 // 2 + 7),
+                      lambda dt: (dt.itemsize * 2 ** 31, dt.itemsize))[0]
+    assert wide.render_kw["itype"] == "long long"
+    specs.append(wide)
+    assert [s.render_kw["ndim"] for s in specs] == [1, 4, 2]
+    COMPILE(_batch(specs))
+
+
+@needs_compiler
+@pytest.mark.parametrize("kind", ["take", "put"])
+def test_take_put_kernels_compile(kind):
+    # each index dtype, item size and mode at least once (the three are
+    # independent parts of the source)
+    combos = {(isz, idt, mode)
+              for k, idt in enumerate(INDEX_DTYPES)
+              for isz, mode in [((1, 2, 4, 8, 16)[k % 5],
+                                 ("raise", "wrap", "clip")[k % 3])]}
+    combos |= {(isz, np.dtype("i8"), mode) for isz in (1, 2, 4, 8, 16)
+               for mode in ("raise", "wrap", "clip")}
+    specs = [jk.take_spec(kind, isz, idt, mode)
+             for isz, idt, mode in sorted(combos, key=str)]
+    COMPILE(_batch(specs))
+
+
+def test_sources_are_deterministic():
+    a = _join_spec("f8", ["i4", "f2", "c8"])[0]
+    b = _join_spec("f8", ["c8", "i4", "f2"])[0]
+    assert a.kkey == b.kkey and a.source() == b.source()
+    assert jk.take_spec("take", 4, "i8").source() == \
+        jk.take_spec("take", 4, "i8").source()
+
+
+# ---------------------------------------------------------------------------
+# the joining table
+
+
+def test_table_rows_merge_pad_and_skip_empty():
+    out = np.dtype("f4")
+    pairs = [
+        # contiguous (3, 5) into a (3, 5) part of a (3, 9) output: 2 dims
+        (FakeArray(out, (3, 5), (36, 4), ptr=1000),
+         FakeArray("i2", (3, 5), ptr=5000)),
+        # empty: left out
+        (FakeArray(out, (3, 0), (36, 4), ptr=1020),
+         FakeArray("f8", (3, 0), ptr=0)),
+        # contiguous into contiguous: one merged dim; reversed rows
+        (FakeArray(out, (4, 5), (20, 4), ptr=2000),
+         FakeArray("u1", (4, 5), (-5, 1), ptr=9000)),
+        # 0-d like (all length 1)
+        (FakeArray(out, (1, 1), (36, 4), ptr=3000),
+         FakeArray("c8", (1, 1), ptr=7000)),
+    ]
+    spec, tab = jk.copy_spec(out, pairs)
+    nd = spec.render_kw["ndim"]
+    assert nd == 2 and tab.shape == (3, 5 + 3 * nd)
+    src_dts = spec.render_kw["src_dts"]
+    assert set(src_dts) == {np.dtype("i2"), np.dtype("u1"), np.dtype("c8")}
+    chunk = jk.BLOCK * jk.UNROLL
+    assert list(tab[:, 0]) == [5000, 9000, 7000]
+    assert list(tab[:, 1]) == [1000, 2000, 3000]
+    assert list(tab[:, 2]) == [15, 20, 1]
+    assert list(tab[:, 3]) == [0, 1, 2]
+    assert [src_dts[c] for c in tab[:, 4]] == [np.dtype(t) for t in ("i2", "u1", "c8")]
+    assert list(tab[0, 5:]) == [3, 5, 5, 1, 9, 1]
+    assert list(tab[1, 5:]) == [4, 5, -5, 1, 5, 1]
+    assert list(tab[2, 5:]) == [1, 1, 0, 0, 0, 0]
+    assert spec.grid == (3, 1, 1) and spec.tail == (3,)
+    assert spec.render_kw["itype"] == "int"
+    # blocks: one row of 3 * chunk + 1 elements takes 4
+    big = [(FakeArray(out, (3 * chunk + 1,)), FakeArray("f4", (3 * chunk + 1,)))] * 2
+    spec, tab = jk.copy_spec(out, big)
+    assert list(tab[:, 3]) == [0, 4] and spec.grid == (8, 1, 1)
+    assert jk.copy_spec(out, [pairs[1]]) is None
+
+
+def test_table_errors():
+    out = np.dtype("f4")
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray(out, (3,)), FakeArray("f4", (4,)))])
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray("f8", (3,)), FakeArray("f4", (3,)))])
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray(out, (3,)), FakeArray("f4", (3,), (6,)))])
+    with pytest.raises(TypeError):
+        jk.copy_spec(np.dtype("V8"), [])
+    with pytest.raises(ValueError):
+        jk.take_spec("gather", 4, "i8")
+    with pytest.raises(ValueError):
+        jk.take_spec("take", 3, "i8")
+    with pytest.raises(ValueError, match="clipmode"):
+        jk.take_spec("take", 4, "i8", "nearest")
+    with pytest.raises(TypeError):
+        jk.take_spec("take", 4, "f8")
+
+
+# ---------------------------------------------------------------------------
+# the array layer against the fake libcuda, kernels emulated on the host
+
+# The emulators read their launch arguments as the kernels do and move the
+# bytes in the fake's host-side "device" memory with the driver's copies,
+# so the views, tables, pointers, sizes and flags the array layer passes
+# are what is checked (the kernels themselves: tests/test_joining_gpu.py).
+EMULATE = """
+import warnings
+from gpuarr import _joinkernels as jk, _joining as J
+
+def _read(ptr, offs, dt):
+    lo, hi = int(offs.min()), int(offs.max())
+    buf = np.empty(hi - lo + 1, dt)
+    drv.memcpy_dtoh(buf, int(ptr) + lo * dt.itemsize)
+    return buf[offs - lo]
+
+def _write(ptr, offs, vals):
+    dt = vals.dtype
+    lo, hi = int(offs.min()), int(offs.max())
+    buf = np.empty(hi - lo + 1, dt)
+    drv.memcpy_dtoh(buf, int(ptr) + lo * dt.itemsize)
+    buf[offs - lo] = vals
+    drv.memcpy_htod(int(ptr) + lo * dt.itemsize, buf)
+
+LAUNCHES = []
+
+class JoinEmu:
+    def __init__(self, spec):
+        self.kw = spec.render_kw
+    def prepared_async_call(self, grid, block, stream, tab_ptr, nrows):
+        LAUNCHES.append(("join", nrows))
+        nd = self.kw["ndim"]
+        w = 5 + 3 * nd
+        tab = np.empty(nrows * w, np.int64)
+        drv.memcpy_dtoh(tab, tab_ptr)
+        tab = tab.reshape(nrows, w)
+        chunk = jk.BLOCK * jk.UNROLL
+        assert list(tab[:, 3]) == list(np.cumsum([0] + [-(-n // chunk) for n in tab[:-1, 2]]))
+        assert grid[0] == tab[-1, 3] + -(-tab[-1, 2] // chunk)
+        for r in tab:
+            sdt = self.kw["src_dts"][r[4]]
+            shape = tuple(int(x) for x in r[5:5 + nd])
+            coords = np.indices(shape).reshape(nd, -1)
+            so = (coords * r[5 + nd:5 + 2 * nd, None]).sum(0)
+            do = (coords * r[5 + 2 * nd:, None]).sum(0)
+            assert so.size == r[2] > 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vals = _read(r[0], so, sdt).astype(self.kw["out_dt"])
+            _write(r[1], do, vals)
+
+class TakeEmu:
+    def __init__(self, spec):
+        self.kw = spec.render_kw
+        self.isz, self.idt = spec.kkey[1], spec.kkey[2]
+    def prepared_async_call(self, grid, block, stream, idx_ptr, n, bad, m, *rest):
+        kw, nv = self.kw, self.kw["nvec"]
+        LAUNCHES.append((kw["kind"], m))
+        assert 1 <= m <= nv and len(rest) == nv * (4 if kw["kind"] == "put" else 3)
+        unit = np.dtype("V%d" % self.isz)
+        idx = np.empty(n, self.idt)
+        drv.memcpy_dtoh(idx, idx_ptr)
+        k = idx.astype(np.int64)
+        for v in range(m):
+            src, dst, size = rest[v], rest[nv + v], rest[2 * nv + v]
+            nval = rest[3 * nv + v] if kw["kind"] == "put" else None
+            if nval == 0:
+                continue
+            if kw["mode"] == "raise":
+                j = np.where(k < 0, k + size, k)
+                ok = (j >= 0) & (j < size)
+                if not ok.all():
+                    first = np.array([np.nonzero(~ok)[0][0]], np.uint64)
+                    cur = np.empty(1, np.uint64)
+                    drv.memcpy_dtoh(cur, bad)
+                    drv.memcpy_htod(bad, np.minimum(cur, first))
+            elif kw["mode"] == "wrap":
+                j, ok = k % size, np.ones(n, bool)
+            else:
+                j, ok = np.clip(k, 0, size - 1), np.ones(n, bool)
+            pos = np.nonzero(ok)[0]
+            if not pos.size:
+                continue
+            if kw["kind"] == "take":
+                _write(dst, pos, _read(src, j[pos], unit))
+            else:
+                vals = _read(src, pos % nval, unit)
+                _write(dst, j[pos], vals)
+
+jk.function = lambda spec: (JoinEmu if spec.template == "joining.cu.mako" else TakeEmu)(spec)
+
+def gpu(h):
+    return ga.to_gpu(np.array(h, order="C"))
+
+def raises(exc, fn, want=None):
+    try:
+        fn()
+    except exc as e:
+        if want is not None:
+            assert str(e) == want, (str(e), want)
+        return e
+    raise AssertionError("no %s" % exc.__name__)
+
+def numpy_error(fn):
+    try:
+        fn()
+    except Exception as e:
+        return type(e), str(e)
+    raise AssertionError("numpy raised nothing")
+"""
+
+
+def _check(lib, code):
+    import textwrap
+    from test_gpuarray_fake import check
+    return check(lib, EMULATE + textwrap.dedent(code))
+
+
+def test_fake_concatenate_many_inputs_one_launch(fake_lib):
+    _check(fake_lib, """
+        # 37 inputs of mixed dtypes and layouts, every axis: one launch
+        for axis in (0, 1, 2, -1, -3):
+            hosts, devs = [], []
+            for k in range(37):
+                dt = DTYPES[k % len(DTYPES)]
+                shape = [3, 4, 5]
+                shape[axis] = (k * 7) % 4          # 0-length parts too
+                big = rand((2 * shape[0] + 1, shape[1] + 2, 2 * shape[2] + 1), dt)
+                h = big[:2 * shape[0]:2, 1:shape[1] + 1, ::-2][:, :, :shape[2]]
+                if k % 3 == 0:
+                    d = gpu(big)[:2 * shape[0]:2, 1:shape[1] + 1, ::-2][:, :, :shape[2]]
+                    assert not d.flags.c_contiguous or 0 in shape
+                else:
+                    d = gpu(h)
+                hosts.append(h)
+                devs.append(d)
+            del LAUNCHES[:]
+            with np.errstate(all="ignore"):
+                import warnings
+                warnings.simplefilter("ignore")
+                want = np.concatenate(hosts, axis=axis)
+            got = ga.concatenate(devs, axis=axis)
+            assert LAUNCHES == [("join", sum(1 for h in hosts if h.size))], LAUNCHES
+            assert got.dtype == want.dtype and got.flags.c_contiguous
+            same(got.get(), want)
+        # into out= (a strided view), and axis=None
+        hs = [rand((4, 3), "f4") for _ in range(6)]
+        out = ga.to_gpu(np.full((24, 6), 7.5, np.float64))
+        view = out[:, ::2]
+        r = ga.concatenate([gpu(h) for h in hs], out=view)
+        assert r is view
+        want = np.full((24, 6), 7.5)
+        want[:, ::2] = np.concatenate(hs)
+        same(out.get(), want)
+        same(ga.concatenate([gpu(h) for h in hs], axis=None).get(),
+             np.concatenate(hs, axis=None))
+        same(ga.concatenate([gpu(h) for h in hs], dtype="i2", casting="unsafe").get(),
+             np.concatenate(hs, dtype="i2", casting="unsafe"))
+    """)
+
+
+def test_fake_stacks_match_numpy(fake_lib):
+    _check(fake_lib, """
+        J.FEW_INPUTS = 0           # every join through the (emulated) kernel
+        for shape in ((), (5,), (2, 3), (0, 3), (2, 3, 4)):
+            hs = [rand(shape, dt) for dt in ("f4", "i2", "u1", "f8")]
+            ds = [gpu(h) for h in hs]
+            for axis in range(-len(shape) - 1, len(shape) + 1):
+                same(ga.stack(ds, axis=axis).get(), np.stack(hs, axis=axis))
+            for fn in ("hstack", "vstack", "dstack", "column_stack"):
+                if fn == "column_stack" and len(shape) > 2:
+                    continue
+                try:
+                    want = getattr(np, fn)(hs)
+                except ValueError as e:
+                    raises(ValueError, lambda: getattr(ga, fn)(ds), str(e))
+                    continue
+                same(getattr(ga, fn)(ds).get(), want)
+        # a 2-d GPUArray iterates over its rows, like numpy
+        h = rand((4, 6), "i4")
+        same(ga.concatenate(gpu(h)).get(), np.concatenate(h))
+        same(ga.stack(gpu(h), axis=1).get(), np.stack(h, axis=1))
+    """)
+
+
+def test_fake_few_inputs_copy_one_by_one(fake_lib):
+    _check(fake_lib, """
+        hs = [rand((n, 3), "f8") for n in (2, 0, 5, 1)]
+        before = calls("memcpy_dtod")
+        got = ga.concatenate([gpu(h) for h in hs])
+        assert calls("memcpy_dtod") - before == 3 and not LAUNCHES
+        same(got.get(), np.concatenate(hs))
+        # empty results: nothing copied, nothing launched
+        before = copies()
+        e = ga.concatenate([gpu(np.zeros((0, 3))), gpu(np.zeros((0, 3), "f4"))])
+        assert e.shape == (0, 3) and e.dtype == np.float64 and copies() == before
+    """)
+
+
+def test_fake_join_errors_before_any_launch(fake_lib):
+    _check(fake_lib, """
+        a2 = gpu(rand((2, 3), "f8"))
+        h2 = np.zeros((2, 3))
+        cases = [
+            (lambda m: m.concatenate([]), None),
+            (lambda m: m.concatenate([np.float64(1)] if m is np else [gpu(np.float64(1))]), None),
+            (lambda m: m.concatenate([h2, np.ones(3)] if m is np else [a2, gpu(np.ones(3))]), None),
+            (lambda m: m.concatenate([h2, np.ones((2, 4))] if m is np else [a2, gpu(np.ones((2, 4)))]), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=2), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=-3), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=1.0), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype="f4",
+                                     out=np.empty((2, 3)) if m is np else gpu(np.empty((2, 3)))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty((2, 4)) if m is np else gpu(np.empty((2, 4)))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty(6) if m is np else gpu(np.empty(6))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty((2, 3), bool) if m is np else gpu(np.empty((2, 3), bool))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype=int), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype="i4", casting="safe"), None),
+            (lambda m: m.stack([]), None),
+            (lambda m: m.stack([h2, np.ones((3, 2))] if m is np else [a2, gpu(np.ones((3, 2)))]), None),
+            (lambda m: m.stack([h2] if m is np else [a2], axis=3), None),
+            (lambda m: m.hstack([]), None),
+            (lambda m: m.vstack([h2, np.ones(4)] if m is np else [a2, gpu(np.ones(4))]), None),
+        ]
+        for fn, _ in cases:
+            exc, msg = numpy_error(lambda: fn(np))
+            c0 = [calls(n) for n in ("memcpy_dtod", "memcpy_dtoh", "memset_d8")]
+            e = raises(Exception, lambda: fn(ga))
+            assert isinstance(e, exc), (type(e), exc, msg)
+            assert str(e) == msg, (str(e), msg)
+            assert c0 == [calls(n) for n in ("memcpy_dtod", "memcpy_dtoh", "memset_d8")]
+            assert not LAUNCHES
+        raises(TypeError, lambda: ga.concatenate(5))
+        raises(TypeError, lambda: ga.concatenate([a2], out=np.empty((2, 3))))
+    """)
+
+
+def test_fake_take_multi_take_multi_put(fake_lib):
+    _check(fake_lib, """
+        for dt in DTYPES:
+            h = rand((9,), dt)
+            a = gpu(h)
+            for idt in ("i1", "u1", "i4", "i8", "u8", "?"):
+                ih = np.array([0, 8, 3, 3, 1, 0], idt) if idt != "?" else np.array([True, False, True])
+                if idt in ("i1", "i4", "i8"):
+                    ih = np.array([0, -1, 8, -9, 3, 3], idt)
+                idx = gpu(ih)
+                same(ga.take(a, idx).get(), np.take(h, ih))
+                same(ga.take(a, ih).get(), np.take(h, ih))    # host indices
+        # n-d a (flattened) and n-d indices
+        h = rand((3, 4), "f4")
+        ih = np.array([[1, -2], [11, 0]])
+        same(ga.take(gpu(h), gpu(ih)).get(), np.take(h, ih))
+        # out=, same dtype: written in place
+        out = gpu(np.full((2, 2), 5.0, np.float32))
+        assert ga.take(gpu(h), gpu(ih), out=out) is out
+        same(out.get(), np.take(h, ih))
+        # modes
+        h = rand((7,), "i8")
+        ih = np.array([-20, -8, -7, -1, 0, 6, 7, 15], np.int64)
+        for mode in ("wrap", "clip"):
+            same(ga.take(gpu(h), gpu(ih), mode=mode).get(), np.take(h, ih, mode=mode))
+        # out of range: numpy's IndexError, with numpy's message
+        for bad in ([0, 7, 9], [-8], [2, 3, -100, 50], np.array([2 ** 63], np.uint64)):
+            bad = np.asarray(bad)
+            msg = numpy_error(lambda: np.take(h, bad))
+            assert msg[0] is IndexError
+            raises(IndexError, lambda: ga.take(gpu(h), gpu(bad)), msg[1])
+        raises(IndexError, lambda: ga.take(gpu(np.zeros(0)), gpu(np.array([0]))),
+               "cannot do a non-empty take from an empty axes.")
+        assert ga.take(gpu(np.zeros(0)), gpu(np.zeros(0, int))).shape == (0,)
+        # argument errors, before any launch
+        del LAUNCHES[:]
+        raises(TypeError, lambda: ga.take(gpu(h), gpu(np.array([1.0]))),
+               numpy_error(lambda: np.take(h, np.array([1.0])))[1])
+        raises(TypeError, lambda: ga.take(gpu(h), [1.5]))
+        raises(ValueError, lambda: ga.take(gpu(h), gpu(np.array([1])), mode="nearest"))
+        raises(ValueError, lambda: ga.take(gpu(h), gpu(np.array([1, 2])), out=gpu(np.zeros(3, "i8"))),
+               "output array does not match result of ndarray.take")
+        assert not LAUNCHES
+
+        # multi_take: 37 arrays, 3 launches of at most 16, each its own size
+        hs = [rand((5 + k % 4,), "c16") for k in range(37)]
+        ih = np.array([0, -1, 4, -5, 2], np.int32)
+        del LAUNCHES[:]
+        got = ga.multi_take([gpu(x) for x in hs], gpu(ih))
+        assert LAUNCHES == [("take", 16), ("take", 16), ("take", 5)], LAUNCHES
+        for g, x in zip(got, hs):
+            same(g.get(), np.take(x, ih))
+        outs = [gpu(np.zeros(5, "c16")) for _ in hs]
+        assert ga.multi_take([gpu(x) for x in hs], gpu(ih), out=outs) == outs
+        for g, x in zip(outs, hs):
+            same(g.get(), np.take(x, ih))
+        hs[20] = rand((4,), "c16")      # 4 (and -5) out of bounds for this one
+        raises(IndexError, lambda: ga.multi_take([gpu(x) for x in hs], gpu(ih)),
+               "index 4 is out of bounds for axis 0 with size 4")
+        assert ga.multi_take([], gpu(ih)) == []
+        raises(ValueError, lambda: ga.multi_take([gpu(hs[0]), gpu(np.zeros(3))], gpu(ih)))
+        raises(ValueError, lambda: ga.multi_take([gpu(hs[0])], gpu(ih), out=[]))
+
+        # multi_put into poisoned outputs: untouched elements stay
+        vals = [rand((6,), "u2") for _ in range(20)] + [rand((2,), "u2"), rand((0,), "u2")]
+        di = np.array([9, -2, 0, 4, -9, 2], np.int64)     # no repeats
+        outs_h = [np.full(10, 0xBEEF, np.uint16) for _ in vals]
+        outs = [gpu(o) for o in outs_h]
+        del LAUNCHES[:]
+        r = ga.multi_put([gpu(v) for v in vals], gpu(di), out=outs)
+        assert r == outs and LAUNCHES == [("put", 16), ("put", 6)], LAUNCHES
+        for o, oh, v in zip(outs, outs_h, vals):
+            np.put(oh, di, v)
+            same(o.get(), oh)
+        fresh = ga.multi_put([gpu(v) for v in vals[:3]], gpu(di), dest_shape=(10,))
+        assert [f.shape for f in fresh] == [(10,)] * 3
+        for f, v in zip(fresh, vals):
+            assert np.array_equal(f.get()[np.array(di) % 10], v[:6])
+        for mode in ("wrap", "clip"):
+            di2 = np.array([-13, 25, 3], np.int64)
+            oh = np.full(10, 7, np.uint16)
+            o = gpu(oh)
+            ga.multi_put([gpu(vals[0][:3])], gpu(di2), out=[o], mode=mode)
+            np.put(oh, di2, vals[0][:3], mode=mode)
+            same(o.get(), oh)
+        raises(IndexError, lambda: ga.multi_put([gpu(vals[0])], gpu(np.array([3, 10, 11])), out=[gpu(outs_h[0])]),
+               "index 10 is out of bounds for axis 0 with size 10")
+        raises(TypeError, lambda: ga.multi_put([gpu(vals[0])], gpu(di)))
+        raises(TypeError, lambda: ga.multi_put([gpu(vals[0])], gpu(di), out=[gpu(np.zeros(10))]))
+        raises(ValueError, lambda: ga.multi_put([gpu(vals[0])], gpu(di.reshape(2, 3)), dest_shape=(10,)))
+        raises(ValueError, lambda: ga.multi_put([gpu(vals[0])], gpu(di), out=[]))
+        assert ga.multi_put([], gpu(di)) == []
+    """)
