@@ -14,7 +14,8 @@ sys.path.insert(0, HERE)
 
 from common import add_row, print_table  # noqa: E402
 
-MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random"]
+MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
+           "joining"]
 
 
 def _compile_rows(mod):
