@@ -83,10 +83,7 @@ def _copy_pairs(pairs, dtype, stream):
     spec, table = made
     fn = _jk.function(spec)
     tab = _creation.empty_c((table.size,), _I64)
-    if stream is None:
-        _drv.memcpy_htod(tab.ptr, table)
-    else:
-        _drv.memcpy_htod_async(tab.ptr, table, stream)
+    _jk.upload(table, tab.ptr, stream)
     fn.prepared_async_call(spec.grid, spec.block, stream, tab.ptr, *spec.tail)
     if stream is not None:
         # the table goes back to the pool on return, and the pool does not

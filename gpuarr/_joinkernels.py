@@ -24,11 +24,13 @@ Like the other builders here, these take anything with ``ptr``, ``dtype``,
 import numpy as np
 
 from . import _dtypes, _layout, _percontext
+from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "copy_spec", "take_spec", "function",
-           "gather_grid", "NO_BAD"]
+           "gather_grid", "upload", "NO_BAD", "STAGING_SLOTS",
+           "STAGING_WORDS"]
 
 #: threads per block of both families
 BLOCK = 256
@@ -38,6 +40,10 @@ UNROLL = 4
 NVEC = 16
 #: the "no bad index" value of a take/put kernel's flag word (all ones)
 NO_BAD = (1 << 64) - 1
+#: page-locked staging slots for joining tables, per context
+STAGING_SLOTS = 8
+#: int64 words of one staging slot (a table of up to ~180 rows of 2 dims)
+STAGING_WORDS = 2048
 _GRID_MAX = 2 ** 31 - 1
 _FIXED = 5          # the fixed columns of a joining table row
 
@@ -46,9 +52,23 @@ _UNITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
 _MODES = ("raise", "wrap", "clip")
 
 
+class _State:
+    """A context's kernels (by kernel key), multiprocessor count and
+    staging ring (made on first use)."""
+
+    __slots__ = ("kernels", "nsm", "staging", "events", "next")
+
+    def __init__(self, nsm):
+        self.kernels = {}
+        self.nsm = nsm
+        self.staging = None
+        self.events = [None] * STAGING_SLOTS
+        self.next = 0
+
+
 def _new_state(ctx):
     nsm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
-    return ({}, int(nsm))
+    return _State(int(nsm))
 
 
 _state = _percontext.state(_new_state)
@@ -57,17 +77,51 @@ _state = _percontext.state(_new_state)
 def function(spec):
     """The current context's compiled kernel of ``spec`` (built on first
     use, kept with its module)."""
-    kernels = _state()[0]
+    kernels = _state().kernels
     ent = kernels.get(spec.kkey)
     if ent is None:
         ent = kernels[spec.kkey] = spec.build()
     return ent[0]
 
 
+def upload(table, dst, stream=None):
+    """Copy ``table`` (a C-contiguous int64 numpy array) to device address
+    ``dst``, ordered on ``stream``, without waiting for the work before it.
+
+    A copy from pageable memory first waits for the stream to drain; the
+    table goes instead through one of :data:`STAGING_SLOTS` page-locked
+    slots of the context, whose previous copy is awaited (an event) before
+    the slot is written again.  A table of more than :data:`STAGING_WORDS`
+    words is copied from pageable memory.
+    """
+    n = table.size
+    if n > STAGING_WORDS:
+        if stream is None:
+            _drv.memcpy_htod(dst, table)
+        else:
+            _drv.memcpy_htod_async(dst, table, stream)
+        return
+    st = _state()
+    if st.staging is None:
+        st.staging = _drv.pagelocked_empty((STAGING_SLOTS, STAGING_WORDS),
+                                           np.int64)
+    k = st.next
+    st.next = (k + 1) % STAGING_SLOTS
+    ev = st.events[k]
+    if ev is None:
+        ev = st.events[k] = _drv.Event(2)        # DISABLE_TIMING
+    else:
+        ev.synchronize()
+    host = st.staging[k, :n]
+    host[:] = table.reshape(-1)
+    _drv.memcpy_htod_async(dst, host, stream)
+    ev.record(stream)
+
+
 def gather_grid(n):
     """The grid of a take/put launch over ``n`` indices (grid-stride loop,
     at most 8 blocks of :data:`BLOCK` per multiprocessor)."""
-    nsm = _state()[1]
+    nsm = _state().nsm
     return (max(1, min(-(-n // BLOCK), nsm * 8)), 1, 1)
 
 

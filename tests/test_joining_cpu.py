@@ -313,6 +313,20 @@ def test_fake_concatenate_many_inputs_one_launch(fake_lib):
              np.concatenate(hs, axis=None))
         same(ga.concatenate([gpu(h) for h in hs], dtype="i2", casting="unsafe").get(),
              np.concatenate(hs, dtype="i2", casting="unsafe"))
+        # tables through the page-locked staging ring (more joins than
+        # slots), and one larger than a slot (a pageable copy)
+        hs = [rand((2, 3), "u2") for _ in range(9)]
+        ds = [gpu(h) for h in hs]
+        before = calls("memcpy_htod_async")
+        for k in range(2 * jk.STAGING_SLOTS + 1):
+            same(ga.concatenate(ds[k % 3:]).get(), np.concatenate(hs[k % 3:]))
+        assert calls("memcpy_htod_async") == before + 2 * jk.STAGING_SLOTS + 1
+        hs = [rand((2, 2, 3), "i1") for _ in range(200)]
+        ds = [gpu(h)[:, ::-1] for h in hs]
+        assert 200 * 14 > jk.STAGING_WORDS
+        before = calls("memcpy_htod_async")
+        same(ga.concatenate(ds, axis=2).get(), np.concatenate([h[:, ::-1] for h in hs], axis=2))
+        assert calls("memcpy_htod_async") == before
     """)
 
 
