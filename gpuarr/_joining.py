@@ -144,7 +144,8 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream):
         if not np.can_cast(a.dtype, rdt, casting):
             raise TypeError("Cannot cast array data from %r to %r according "
                             "to the rule %r" % (a.dtype, rdt, casting))
-    if out is None:
+    fresh = out is None
+    if fresh:
         out = _creation.empty(shape, rdt, allocator=allocator)
     if not out.size:
         return out
@@ -154,7 +155,7 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream):
     for a in arrs:
         n = a.shape[ax]
         if a.size:
-            if _layout.overlaps(a, out):
+            if not fresh and _layout.overlaps(a, out):
                 a = a.copy(stream=stream)
             pairs.append((out._view(a.shape, out.strides, off * step), a))
         off += n

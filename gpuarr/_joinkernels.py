@@ -50,6 +50,10 @@ _FIXED = 5          # the fixed columns of a joining table row
 _UNITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
           8: "unsigned long long", 16: "ga_unit16"}
 _MODES = ("raise", "wrap", "clip")
+# (shape, source strides, destination strides, item sizes) -> a table
+# row's size, merged shape and element strides and whether it needs 64-bit
+# offsets (the same layouts recur: many equal inputs, repeated joins)
+_ROWS = {}
 
 
 class _State:
@@ -176,36 +180,44 @@ def copy_spec(out_dtype, pairs):
         if dst.dtype != out_dtype:
             raise ValueError("a destination of dtype %s in a copy to %s"
                              % (dst.dtype, out_dtype))
-        n = _layout.prod(shape)
-        if n == 0:
-            continue
-        _dtypes.check_supported(src.dtype)
-        mshape, (ms, md) = _layout.merge_dims(
-            shape, [_estrides(src), _estrides(dst)])
-        if not mshape:
-            mshape, ms, md = (1,), (0,), (0,)
+        sdt = src.dtype
+        key = (shape, tuple(src.strides), tuple(dst.strides), sdt.itemsize,
+               out_dtype.itemsize)
+        row = _ROWS.get(key)
+        if row is None:
+            n = _layout.prod(shape)
+            if n == 0:
+                continue
+            mshape, (ms, md) = _layout.merge_dims(
+                shape, [_estrides(src), _estrides(dst)])
+            if not mshape:
+                mshape, ms, md = (1,), (0,), (0,)
+            row = (n, mshape, ms, md,
+                   _layout.needs_64bit(mshape, [ms, md], margin))
+            if len(_ROWS) >= 4096:
+                _ROWS.clear()
+            _ROWS[key] = row
+        if sdt not in _dtypes.SUPPORTED:
+            _dtypes.check_supported(sdt)
+        n, mshape, ms, md, w = row
         ndim = max(ndim, len(mshape))
-        wide = wide or _layout.needs_64bit(mshape, [ms, md], margin)
+        wide = wide or w
         rows.append((src, dst, n, mshape, ms, md))
     if not rows:
         return None
     src_dts = sorted({r[0].dtype for r in rows}, key=lambda d: d.str)
     codes = {dt: k for k, dt in enumerate(src_dts)}
-    width = _FIXED + 3 * ndim
-    table = np.zeros((len(rows), width), np.int64)
     chunk = BLOCK * UNROLL
     first = 0
-    for k, (src, dst, n, mshape, ms, md) in enumerate(rows):
-        pad = ndim - len(mshape)
-        table[k, 0] = src.ptr
-        table[k, 1] = dst.ptr
-        table[k, 2] = n
-        table[k, 3] = first
-        table[k, 4] = codes[src.dtype]
-        table[k, _FIXED:_FIXED + ndim] = (1,) * pad + tuple(mshape)
-        table[k, _FIXED + ndim:_FIXED + 2 * ndim] = (0,) * pad + tuple(ms)
-        table[k, _FIXED + 2 * ndim:] = (0,) * pad + tuple(md)
+    table = []
+    for src, dst, n, mshape, ms, md in rows:
+        pad = [1] * (ndim - len(mshape))
+        zeros = [0] * len(pad)
+        table.append([src.ptr, dst.ptr, n, first, codes[src.dtype]]
+                     + pad + list(mshape) + zeros + list(ms) + zeros
+                     + list(md))
         first += -(-n // chunk)
+    table = np.array(table, np.int64)
     if first > _GRID_MAX:
         raise ValueError("a join of %d blocks is more than one launch can "
                          "hold" % first)
