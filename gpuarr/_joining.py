@@ -295,7 +295,26 @@ def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     """Join arrays row-wise (numpy.vstack): along axis 0 after making
     each at least 2-d (``(n,)`` becomes ``(1, n)``).
 
-    Parameters, Returns and Raises as for :func:`hstack`.
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+    dtype, casting
+        As for :func:`concatenate`.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type`` (or ``dtype``).
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
     """
     arrs = [_atleast(a, 2) for a in _arrays(arrays)]
     return _join(arrs, 0, None, dtype, casting, allocator, None)
@@ -306,7 +325,24 @@ def dstack(arrays, allocator=None):
     each at least 3-d (``(n,)`` becomes ``(1, n, 1)``, ``(m, n)``
     becomes ``(m, n, 1)``).
 
-    Parameters, Returns and Raises as for :func:`hstack`.
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type``.
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
     """
     arrs = [_atleast(a, 3) for a in _arrays(arrays)]
     return _join(arrs, 2, None, None, "same_kind", allocator, None)
@@ -317,7 +353,24 @@ def column_stack(arrays, allocator=None):
     ``(n,)`` inputs become ``(n, 1)`` columns, 0-d ones ``(1, 1)``, 2-d
     ones join as they are, along axis 1.
 
-    Parameters, Returns and Raises as for :func:`hstack`.
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type``.
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
     """
     arrs = []
     for a in _arrays(arrays):

@@ -79,8 +79,19 @@ _state = _percontext.state(_new_state)
 
 
 def function(spec):
-    """The current context's compiled kernel of ``spec`` (built on first
-    use, kept with its module)."""
+    """The current context's compiled kernel of ``spec``.
+
+    Parameters
+    ----------
+    spec : KernelSpec
+        From :func:`copy_spec` or :func:`take_spec`.
+
+    Returns
+    -------
+    gpuarr.driver.Function
+        Prepared with ``spec.chars``; built on first use and kept, with its
+        module, in the context's state (keyed by ``spec.kkey``).
+    """
     kernels = _state().kernels
     ent = kernels.get(spec.kkey)
     if ent is None:
@@ -97,6 +108,20 @@ def upload(table, dst, stream=None):
     slots of the context, whose previous copy is awaited (an event) before
     the slot is written again.  A table of more than :data:`STAGING_WORDS`
     words is copied from pageable memory.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        int64, C-contiguous (a :func:`copy_spec` table).
+    dst : int
+        Device address of at least ``table.nbytes`` bytes.
+    stream : gpuarr.driver.Stream, optional
+        Default: the legacy default stream.
+
+    Raises
+    ------
+    gpuarr.driver.InvalidContextError
+        When no context is current.
     """
     n = table.size
     if n > STAGING_WORDS:
@@ -123,8 +148,15 @@ def upload(table, dst, stream=None):
 
 
 def gather_grid(n):
-    """The grid of a take/put launch over ``n`` indices (grid-stride loop,
-    at most 8 blocks of :data:`BLOCK` per multiprocessor)."""
+    """The grid of a take/put launch over ``n`` indices.
+
+    Returns
+    -------
+    tuple of int
+        ``(blocks, 1, 1)``: enough blocks of :data:`BLOCK` threads for
+        ``n``, at most 8 per multiprocessor (the kernel loops over the
+        rest).
+    """
     nsm = _state().nsm
     return (max(1, min(-(-n // BLOCK), nsm * 8)), 1, 1)
 
