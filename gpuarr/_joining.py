@@ -152,14 +152,18 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream):
     pairs = []
     off = 0
     step = out.strides[ax]
+    copied = False
     for a in arrs:
         n = a.shape[ax]
         if a.size:
             if not fresh and _layout.overlaps(a, out):
                 a = a.copy(stream=stream)
+                copied = True
             pairs.append((out._view(a.shape, out.strides, off * step), a))
         off += n
     _copy_pairs(pairs, rdt, stream)
+    if copied and stream is not None:
+        stream.synchronize()     # the copies go back to the pool on return
     return out
 
 
@@ -307,7 +311,8 @@ def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     Returns
     -------
     GPUArray
-        A new C-contiguous array of the inputs' ``numpy.result_type`` (or ``dtype``).
+        A new C-contiguous array of the inputs' ``numpy.result_type``
+        (or ``dtype``).
 
     Raises
     ------
@@ -482,10 +487,17 @@ def _targets(outs, dt, avoid, keep_values):
     return res
 
 
-def _finish(outs, targets, stream):
+def _finish(outs, targets, stream, temporaries):
+    """Copy the temporaries among ``targets`` into their ``outs``; on a
+    stream, wait for it when any temporary was made (``temporaries``:
+    sources or indices copied), since they go back to the pool on return
+    and the pool does not track streams."""
     for o, t in zip(outs, targets):
         if t is not o:
             _transfer.copy_into(o, t, stream)
+            temporaries = True
+    if temporaries and stream is not None:
+        stream.synchronize()
 
 
 def take(a, indices, out=None, stream=None, mode="raise"):
@@ -590,7 +602,8 @@ def multi_take(arrays, indices, out=None, stream=None, mode="raise"):
         targets = _targets(out, dt, srcs + [idx], False)
     _launch("take", srcs, targets, idx, [a.size for a in srcs], None, mode,
             stream)
-    _finish(out, targets, stream)
+    _finish(out, targets, stream, idx is not indices
+            or any(x is not a for x, a in zip(srcs, arrays)))
     return out
 
 
@@ -645,6 +658,7 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
     dt = arrays[0].dtype
     if any(a.dtype != dt for a in arrays):
         raise ValueError("the arrays of multi_put must have one dtype")
+    indices = dest_indices
     idx = _indices(dest_indices)
     if idx.ndim != 1:
         raise ValueError("dest_indices must be 1D")
@@ -671,5 +685,6 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
     targets = _targets(out, dt, srcs + [idx], True)
     _launch("put", srcs, targets, idx, [t.size for t in targets], nvals,
             mode, stream)
-    _finish(out, targets, stream)
+    _finish(out, targets, stream, idx is not indices
+            or any(x is not a for x, a in zip(srcs, arrays)))
     return out
