@@ -226,6 +226,24 @@ def test_concatenate_on_a_stream():
         same(got, np.concatenate(hosts, axis=1))
 
 
+def test_concatenate_back_to_back_through_the_staging_ring():
+    # more joins in flight than staging slots, each table different: a
+    # slot rewritten before its upload ran would corrupt a result
+    from gpuarr import _joinkernels
+    hosts = [rand((3, 2000), "f4") for _ in range(12)]
+    devs = [gpuarr.to_gpu(h) for h in hosts]
+    big = gpuarr.to_gpu(rand((4000, 4000), "f4"))
+    results, wants = [], []
+    for k in range(3 * _joinkernels.STAGING_SLOTS):
+        busy = big * 2                 # keeps the stream busy between joins
+        sel = [(k + j) % 12 for j in range(5 + k % 6)] + [k % 12]   # repeats
+        results.append(gpuarr.concatenate([devs[j] for j in sel], axis=k % 2))
+        del busy
+        wants.append(np.concatenate([hosts[j] for j in sel], axis=k % 2))
+    for got, want in zip(results, wants):
+        same(got, want)
+
+
 def test_concatenate_host_and_interface_inputs():
     hosts = [rand((2, 2), "f4") for _ in range(6)]
     mixed = [hosts[0], gpuarr.to_gpu(hosts[1])] + [gpuarr.to_gpu(h) for h in hosts[2:]]
