@@ -502,3 +502,33 @@ def test_fake_take_multi_take_multi_put(fake_lib):
         raises(ValueError, lambda: ga.multi_put([gpu(vals[0])], gpu(di), out=[]))
         assert ga.multi_put([], gpu(di)) == []
     """)
+
+
+NAMES = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+         "take", "multi_take", "multi_put")
+
+
+def test_exported_by_pycuda_module_and_flat_namespace():
+    import gpuarr
+    import gpuarr.gpuarray as ga
+    from gpuarr import _joining
+    for name in NAMES:
+        assert name in ga.__all__ and name in gpuarr.__all__
+        assert getattr(ga, name) is getattr(_joining, name)
+        assert getattr(gpuarr, name) is getattr(_joining, name)
+
+
+def test_signatures_start_with_pycudas():
+    import inspect
+    from gpuarr import _joining
+    want = {"concatenate": ["arrays", "axis", "allocator"],
+            "stack": ["arrays", "axis", "allocator"],
+            "hstack": ["arrays", "allocator"],
+            "take": ["a", "indices", "out", "stream"],
+            "multi_take": ["arrays", "indices", "out", "stream"],
+            "multi_put": ["arrays", "dest_indices", "dest_shape", "out",
+                          "stream"]}
+    for name, params in want.items():
+        got = list(inspect.signature(getattr(_joining, name)).parameters)
+        assert got[:len(params)] == params, (name, got)
+    assert inspect.signature(_joining.concatenate).parameters["axis"].default == 0
