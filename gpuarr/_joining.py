@@ -619,7 +619,9 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
         ``dest_indices[i]``; a shorter array repeats (numpy.put), an empty
         one puts nothing.
     dest_indices : GPUArray or array_like of bool or integers
-        1-d; negative indices count from the end.
+        1-d; negative indices count from the end. uint64 indices are
+        taken as numpy's take converts them to intp (numpy's put refuses
+        them; PyCUDA takes any integer dtype).
     dest_shape : tuple of int, optional
         The shape of new outputs when ``out`` is None.
     out : sequence of GPUArray, optional

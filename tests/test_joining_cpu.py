@@ -532,3 +532,268 @@ def test_signatures_start_with_pycudas():
         got = list(inspect.signature(getattr(_joining, name)).parameters)
         assert got[:len(params)] == params, (name, got)
     assert inspect.signature(_joining.concatenate).parameters["axis"].default == 0
+
+
+# ---------------------------------------------------------------------------
+# the kernels' own code, run on the host
+#
+# Neither kernel synchronizes threads, so running every (block, thread)
+# one after the other is a faithful schedule.  The rendered source is
+# compiled by the host C++ compiler after its common definitions (PTX
+# float16 conversions) are swapped for host ones (_Float16) and CUDA's
+# keywords defined away; the index math, the table walk, the dtype switch,
+# the casts, the modes and the bad-index flag are the templates' own.
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+
+CXX = shutil.which("g++") or shutil.which("c++")
+needs_cxx = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+
+_HOST_PRELUDE = r"""
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define GA_DEV inline
+struct ga_dim3 { unsigned x, y, z; };
+static ga_dim3 blockIdx, threadIdx, gridDim, blockDim;
+static unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+    unsigned long long o = *p; if (v < o) *p = v; return o;
+}
+struct ga_half {
+    _Float16 v;
+    ga_half() = default;
+    ga_half(float f) : v((_Float16)f) {}
+    operator float() const { return (float)v; }
+};
+inline float ga_hround(float f) { return (float)(_Float16)f; }
+inline float ga_hround_d(double d) { return (float)(_Float16)d; }
+template <class T> struct ga_complex {
+    T re, im;
+    ga_complex() = default;
+    ga_complex(T r) : re(r), im(0) {}
+    ga_complex(T r, T i) : re(r), im(i) {}
+};
+template <class T> inline bool ga_nonzero(T a) { return a != 0; }
+template <class T> inline bool ga_nonzero(ga_complex<T> a) { return a.re != 0 || a.im != 0; }
+"""
+
+_HOST_LAUNCH = r"""
+template <class T> static T ga_arg(unsigned long long v) {
+    if constexpr (std::is_pointer<T>::value) return reinterpret_cast<T>(v);
+    else return (T)v;
+}
+template <class... P, std::size_t... I>
+static void ga_call(void (*k)(P...), const unsigned long long *a, std::index_sequence<I...>) {
+    k(ga_arg<P>(a[I])...);
+}
+template <class... P>
+static void ga_call(void (*k)(P...), const unsigned long long *a) {
+    ga_call(k, a, std::index_sequence_for<P...>{});
+}
+extern "C" void ga_launch(unsigned grid, unsigned block, const unsigned long long *args) {
+    gridDim = {grid, 1, 1};
+    blockDim = {block, 1, 1};
+    for (unsigned b = 0; b < grid; ++b) {
+        blockIdx = {b, 0, 0};
+        for (unsigned t = 0; t < block; ++t) {
+            threadIdx = {t, 0, 0};
+            ga_call(&%(name)s, args);
+        }
+    }
+}
+"""
+
+_HOST_LIBS = {}
+
+
+def _host_kernel(spec, tmp):
+    """The spec's kernel compiled for the host: ``launch(grid, args)``."""
+    src = spec.source()
+    a = src.find("// ---- gpuarr common definitions ----")
+    if a >= 0:
+        b = src.index("// ---- end of gpuarr common definitions ----")
+        src = src[:a] + src[b:].split("\n", 1)[1]
+    src = _HOST_PRELUDE + src + _HOST_LAUNCH % {"name": spec.name}
+    key = src
+    if key not in _HOST_LIBS:
+        d = tempfile.mkdtemp(dir=tmp)
+        cpp, so = os.path.join(d, "k.cpp"), os.path.join(d, "k.so")
+        with open(cpp, "w") as f:
+            f.write(src)
+        r = subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
+                            "-o", so, cpp], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-4000:]
+        lib = ctypes.CDLL(so)
+        lib.ga_launch.argtypes = [ctypes.c_uint, ctypes.c_uint,
+                                  ctypes.POINTER(ctypes.c_ulonglong)]
+        _HOST_LIBS[key] = lib
+    lib = _HOST_LIBS[key]
+
+    def launch(grid, args):
+        vals = (ctypes.c_ulonglong * len(args))(
+            *[int(x) & ((1 << 64) - 1) for x in args])
+        lib.ga_launch(grid[0], spec.block[0], vals)
+    return launch
+
+
+class _HostArray:
+    """A numpy array seen as the kernel layers see a device array."""
+
+    def __init__(self, a):
+        self.a = a
+        self.ptr = a.__array_interface__["data"][0]
+        self.dtype, self.shape, self.strides = a.dtype, a.shape, a.strides
+
+
+def _host_concatenate(hosts, axis, out_dt, tmp, out=None):
+    """numpy arrays joined by the joining kernel run on the host, the pairs
+    made as gpuarr._joining makes them."""
+    shape = list(hosts[0].shape)
+    shape[axis] = sum(h.shape[axis] for h in hosts)
+    if out is None:
+        out = np.zeros(shape, out_dt)
+    pairs, off = [], 0
+    for h in hosts:
+        sl = [slice(None)] * len(shape)
+        sl[axis] = slice(off, off + h.shape[axis])
+        pairs.append((_HostArray(out[tuple(sl)]), _HostArray(h)))
+        off += h.shape[axis]
+    made = jk.copy_spec(np.dtype(out_dt), pairs)
+    if made is not None:
+        spec, table = made
+        _host_kernel(spec, tmp)(spec.grid, [table.ctypes.data, *spec.tail])
+    return out
+
+
+def _host_values(shape, dt, rng):
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        x = rng.uniform(0, 99, shape) + 1j * rng.uniform(-50, 50, shape)
+    elif dt.kind == "b":
+        x = rng.integers(0, 2, shape)
+    else:
+        x = rng.uniform(0, 99, shape)
+    return np.asarray(x).astype(dt)
+
+
+def _strided(h, k):
+    """``h``'s values in layout ``k % 3``: contiguous, reversed, sliced."""
+    if k % 3 == 1 and h.ndim:
+        rev = tuple(slice(None, None, -1) for _ in h.shape)
+        return np.ascontiguousarray(h[rev])[rev]
+    if k % 3 == 2 and h.ndim:
+        big = np.zeros(tuple(2 * n + 1 for n in h.shape), h.dtype)
+        sl = tuple(slice(1, None, 2) for _ in h.shape)
+        big[sl] = h
+        return big[sl]
+    return h
+
+
+@needs_cxx
+@pytest.mark.parametrize("out_dt", DTYPES, ids=str)
+def test_host_run_join_kernel_every_pair_and_axis(out_dt, tmp_path):
+    import warnings
+    rng = np.random.default_rng(7)
+    for axis in (0, 1, 2):
+        hosts = []
+        for k, dt in enumerate(DTYPES):
+            shape = [3, 4, 5]
+            shape[axis] = k % 4
+            hosts.append(_strided(_host_values(tuple(shape), dt, rng), k))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.concatenate(hosts, axis=axis, dtype=out_dt,
+                                  casting="unsafe")
+        got = _host_concatenate(hosts, axis, out_dt, str(tmp_path))
+        assert got.tobytes() == want.tobytes(), (axis, got, want)
+
+
+@needs_cxx
+def test_host_run_join_kernel_strided_out_many_blocks(tmp_path):
+    rng = np.random.default_rng(8)
+    hosts = [_strided(_host_values((2, 700 + 37 * k), "f4", rng), k)
+             for k in range(9)]
+    base = np.full((5, 2 * sum(h.shape[1] for h in hosts)), -1.0)
+    view = base[1:3, ::-2]
+    _host_concatenate(hosts, 1, "f8", str(tmp_path), out=view)
+    want = np.full_like(base, -1.0)
+    want[1:3, ::-2] = np.concatenate(hosts, axis=1)
+    assert np.array_equal(base, want)
+
+
+def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
+    """The take/put kernel run on the host, its arguments as
+    gpuarr._joining passes them; returns the bad-index flag word."""
+    spec = jk.take_spec(kind, arrays[0].dtype.itemsize, idx.dtype, mode)
+    launch = _host_kernel(spec, tmp)
+    nv = jk.NVEC
+    bad = np.array([jk.NO_BAD], np.uint64)
+    for start in range(0, len(arrays), nv):
+        s, d = arrays[start:start + nv], outs[start:start + nv]
+        m = len(s)
+        pad = [0] * (nv - m)
+        args = [idx.ctypes.data, idx.size, bad.ctypes.data, m]
+        args += [x.ctypes.data for x in s] + pad
+        args += [x.ctypes.data for x in d] + pad
+        sizes = [x.size for x in (s if kind == "take" else d)]
+        args += sizes + [1] * (nv - m)
+        if kind == "put":
+            args += [x.size for x in s] + pad
+        launch((3, 1, 1), args)
+    return int(bad[0])
+
+
+@needs_cxx
+@pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
+def test_host_run_take_and_put_kernels(idt, tmp_path):
+    rng = np.random.default_rng(9)
+    tmp = str(tmp_path)
+    for dt in ("u1", "f2", "i4", "f8", "c16"):
+        arrays = [_host_values((40 + k,), dt, rng) for k in range(19)]
+        if idt.kind == "b":
+            idx = rng.integers(0, 2, 900).astype(idt)
+        else:
+            lo = -40 if idt.kind == "i" else 0
+            idx = rng.integers(lo, min(40, np.iinfo(idt).max + 1), 900).astype(idt)
+        outs = [np.zeros(idx.size, dt) for _ in arrays]
+        assert _host_take("take", arrays, idx, "raise", tmp, outs) == jk.NO_BAD
+        for o, a in zip(outs, arrays):
+            assert np.array_equal(o, np.take(a, idx)), (dt, idt)
+        if idt.kind == "i":
+            wild = idx.copy()
+            wild[[5, 700]] = [np.iinfo(idt).max, np.iinfo(idt).min]
+            for mode in ("wrap", "clip"):
+                outs = [np.zeros(idx.size, dt) for _ in arrays]
+                _host_take("take", arrays, wild, mode, tmp, outs)
+                w64 = wild.astype(np.int64)
+                for o, a in zip(outs, arrays):
+                    # numpy's wrap steps one size at a time (hours for
+                    # int64's extremes): the same answer by a modulo
+                    j = w64 % a.size if mode == "wrap" else np.clip(w64, 0, a.size - 1)
+                    assert np.array_equal(o, a[j])
+            outs = [np.zeros(idx.size, dt) for _ in arrays]
+            assert _host_take("take", arrays, wild, "raise", tmp, outs) == 5
+        # put: unique destinations (negative ones too), repeating values
+        dest = rng.permutation(40)[:min(30, np.iinfo(idt).max if idt.kind != "b" else 2)]
+        if idt.kind == "i":
+            dest[::2] -= 40
+        dest = dest.astype(idt)
+        vals = [_host_values((dest.size if k % 3 else 4,), dt, rng) for k in range(19)]
+        vals[7] = vals[7][:0]
+        outs = [_host_values((40,), dt, rng) for _ in vals]
+        want = [o.copy() for o in outs]
+        assert _host_take("put", vals, dest, "raise", tmp, outs) == jk.NO_BAD
+        for w, v in zip(want, vals):
+            np.put(w, dest.astype(np.int64), v)     # numpy's put refuses uint64
+        for o, w in zip(outs, want):
+            assert np.array_equal(o, w), (dt, idt)
