@@ -33,6 +33,9 @@ _GPUARRAY = (
     "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not")
+_JOINING = (
+    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "take", "multi_take", "multi_put")
 _CUMATH = (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1",
@@ -49,6 +52,7 @@ _REDUCTIONS = (
 #: name of the flat namespace -> (module, attribute there)
 _NAMES = {}
 for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
+                     ("gpuarr.gpuarray", _JOINING),
                      ("gpuarr.cumath", _CUMATH),
                      ("gpuarr.reductions", _REDUCTIONS),
                      ("gpuarr.cumulative", ("cumsum", "cumprod")),

@@ -81,6 +81,8 @@ LAYERS = {
     "gpuarr._curand_plan": (4, "cuRAND generator kernels: dtypes per "
                                "distribution, module source, per-context "
                                "builds"),
+    "gpuarr._joinkernels": (4, "the joining kernel (many strided copies, "
+                               "casting, in one launch) and take/put"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -90,6 +92,8 @@ LAYERS = {
     "gpuarr._manipulation": (5, "reshape, transpose, broadcast_to, ... "
                                 "as functions"),
     "gpuarr._interop": (5, "the CUDA Array Interface and DLPack"),
+    "gpuarr._joining": (5, "concatenate, stack, hstack, ...; take, "
+                           "multi_take, multi_put"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "

@@ -10,7 +10,7 @@ module name; the code lives in one module per concern (see
 ``docs/architecture.md``): :mod:`gpuarr._array` (the class),
 :mod:`gpuarr._creation`, :mod:`gpuarr._transfer`, :mod:`gpuarr._ufunc`,
 :mod:`gpuarr._indexing`, :mod:`gpuarr._manipulation`,
-:mod:`gpuarr._interop`; PyCUDA's reductions (``sum``, ``dot``, ``min``,
+:mod:`gpuarr._interop`, :mod:`gpuarr._joining`; PyCUDA's reductions (``sum``, ``dot``, ``min``,
 ``subset_dot``, ..., with PyCUDA's argument order) are
 :mod:`gpuarr._pyreduce`'s, whereas the flat namespace's ``gpuarr.sum``
 and the array methods keep numpy's signatures.
@@ -25,6 +25,10 @@ from ._manipulation import (
     broadcast_to)
 from ._transfer import fill
 from ._vectypes import vec
+# joining and gathering
+from ._joining import (
+    concatenate, stack, hstack, vstack, dstack, column_stack, take,
+    multi_take, multi_put)
 from ._ufunc import (
     UFuncTypeError, add, subtract, multiply, divide, true_divide,
     floor_divide, remainder, mod, power, negative, positive, absolute, abs,
@@ -54,4 +58,7 @@ __all__ = [
     "sum", "dot", "vdot", "min", "max", "all", "any", "subset_sum",
     "subset_dot", "subset_min", "subset_max", "minimum", "maximum", "where",
     "if_positive", "splay",
+    # joining and gathering
+    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "take", "multi_take", "multi_put",
 ]

@@ -71,3 +71,16 @@ def kernel_compiler():
             if r.returncode:
                 raise AssertionError(r.stderr[-5000:])
     return comp
+
+
+def batch_sources(specs):
+    """One translation unit holding the kernels of many KernelSpecs, each in
+    its own namespace and under its own name, so that one compile checks
+    them all. Every generated kernel carries gpuarr/complex.hpp's text:
+    its include guard is reset before each namespace so that every
+    namespace gets the definitions."""
+    parts = []
+    for k, sp in enumerate(specs):
+        parts.append("#undef GPUARR_COMPLEX_HPP\nnamespace ga_t%d {\n%s\n}\n"
+                     % (k, sp.source().replace(sp.name, "%s_%d" % (sp.name, k))))
+    return "".join(parts)

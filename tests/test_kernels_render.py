@@ -4,7 +4,7 @@ and compiles for sm_90 (NVRTC or nvcc; no GPU needed)."""
 import numpy as np
 import pytest
 
-from _util import FakeArray, kernel_compiler
+from _util import FakeArray, batch_sources, kernel_compiler
 
 from gpuarr import _dtypes
 from gpuarr import elementwise as ew
@@ -29,15 +29,7 @@ def spec_for(op, outs, ins):
     return ew.plan_spec(o, li, oo, outs, ins, scal, outs[0].shape)
 
 
-def _batch(specs):
-    """One translation unit holding many kernels, each in its namespace
-    (each carries gpuarr/complex.hpp's text: its include guard is reset so
-    that every namespace gets the definitions)."""
-    parts = []
-    for k, sp in enumerate(specs):
-        parts.append("#undef GPUARR_COMPLEX_HPP\nnamespace ga_t%d {\n%s\n}\n"
-                     % (k, sp.source().replace(sp.name, "%s_%d" % (sp.name, k))))
-    return "".join(parts)
+_batch = batch_sources
 
 
 def _all_op_specs(shape=(1000,)):

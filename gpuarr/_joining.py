@@ -1,0 +1,692 @@
+"""Joining and gathering (layer 5): ``concatenate``, ``stack``, ``hstack``,
+``vstack``, ``dstack``, ``column_stack``, and PyCUDA's ``take``,
+``multi_take`` and ``multi_put``.
+
+PyCUDA's names and signatures, numpy's semantics: any axis (negative
+too), the result dtype by ``numpy.result_type``, numpy's errors, inputs of
+any layout.  Joins of at most :data:`FEW_INPUTS` non-empty inputs copy
+each input into its part of the result (``cuMemcpy`` when the layouts
+allow, else the elementwise ``copy`` kernel, which casts); more inputs are
+copied by ONE launch of the joining kernel, which reads a table of the
+inputs (addresses, shapes, strides, dtypes) from device memory
+(:mod:`gpuarr._joinkernels`).  Gathers run one kernel launch per
+:data:`gpuarr._joinkernels.NVEC` arrays.
+"""
+
+import numpy as np
+
+from . import _creation, _dtypes, _layout, _transfer
+from . import _joinkernels as _jk
+from . import driver as _drv
+from ._array import GPUArray
+
+__all__ = ["concatenate", "stack", "hstack", "vstack", "dstack",
+           "column_stack", "take", "multi_take", "multi_put", "FEW_INPUTS"]
+
+#: joins of at most this many non-empty inputs copy input by input
+FEW_INPUTS = 4
+_MODES = ("raise", "wrap", "clip")
+_U64 = np.dtype(np.uint64)
+_I64 = np.dtype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+
+def _arrays(arrays):
+    """The inputs of a join as a list of GPUArrays (numpy iterates a single
+    array over its first axis)."""
+    if isinstance(arrays, GPUArray):
+        return [arrays[k] for k in range(len(arrays))]
+    if hasattr(arrays, "__cuda_array_interface__") or isinstance(
+            arrays, np.ndarray):
+        arrays = _creation.asarray(arrays)
+        return [arrays[k] for k in range(len(arrays))]
+    try:
+        seq = list(arrays)
+    except TypeError:
+        raise TypeError("the arrays to join must be passed as a sequence "
+                        "(got %s)" % type(arrays).__name__) from None
+    return [_creation.asarray(x) for x in seq]
+
+
+def _with_shape(a, shape):
+    """A view of ``a`` with length-1 axes added to reach ``shape``
+    (``shape`` without its 1s equals ``a.shape`` without its 1s, in
+    order); the strides of the new axes are never used."""
+    it = iter(zip(a.shape, a.strides))
+    strides = []
+    pending = list(a.shape)
+    for n in shape:
+        if pending and n == pending[0]:
+            strides.append(next(it)[1])
+            pending.pop(0)
+        else:
+            strides.append(a.dtype.itemsize)
+    return a._view(tuple(shape), tuple(strides), 0)
+
+
+def _insert_axis(a, ax):
+    return a._view(a.shape[:ax] + (1,) + a.shape[ax:],
+                   a.strides[:ax] + (a.dtype.itemsize,) + a.strides[ax:], 0)
+
+
+def _copy_pairs(pairs, dtype, stream):
+    """Copy every (destination view, source) pair, casting to ``dtype``."""
+    if len(pairs) <= FEW_INPUTS:
+        for dst, src in pairs:
+            _transfer.copy_into(dst, src, stream)
+        return
+    made = _jk.copy_spec(dtype, pairs)
+    if made is None:
+        return
+    spec, table = made
+    fn = _jk.function(spec)
+    tab = _creation.empty_c((table.size,), _I64)
+    _jk.upload(table, tab.ptr, stream)
+    fn.prepared_async_call(spec.grid, spec.block, stream, tab.ptr, *spec.tail)
+    if stream is not None:
+        # the table goes back to the pool on return, and the pool does not
+        # track streams: let the copy finish first
+        stream.synchronize()
+
+
+# ---------------------------------------------------------------------------
+# joins
+
+def _join(arrs, axis, out, dtype, casting, allocator, stream):
+    if not arrs:
+        raise ValueError("need at least one array to concatenate")
+    if out is not None and dtype is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an "
+                        "argument, but both were provided.")
+    if axis is None:
+        arrs = [a.reshape(-1) for a in arrs]
+        axis = 0
+    nd = arrs[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    for k, a in enumerate(arrs):
+        if a.ndim != nd:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, "
+                "but the array at index 0 has %d dimension(s) and the array "
+                "at index %d has %d dimension(s)" % (nd, k, a.ndim))
+    ax = _layout.normalize_axis(axis, nd)
+    shape = list(arrs[0].shape)
+    total = 0
+    for k, a in enumerate(arrs):
+        for d in range(nd):
+            if d != ax and a.shape[d] != shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the "
+                    "concatenation axis must match exactly, but along "
+                    "dimension %d, the array at index 0 has size %d and the "
+                    "array at index %d has size %d"
+                    % (d, shape[d], k, a.shape[d]))
+        total += a.shape[ax]
+    shape[ax] = total
+    shape = tuple(shape)
+    if out is not None:
+        if not isinstance(out, GPUArray):
+            raise TypeError("out must be a GPUArray, not %s"
+                            % type(out).__name__)
+        if out.ndim != nd:
+            raise ValueError("Output array has wrong dimensionality")
+        if out.shape != shape:
+            raise ValueError("Output array is the wrong shape")
+        rdt = out.dtype
+    elif dtype is not None:
+        rdt = _dtypes.canonical(dtype)
+    else:
+        rdt = _dtypes.result_type(*[a.dtype for a in arrs])
+    for a in arrs:
+        if not np.can_cast(a.dtype, rdt, casting):
+            raise TypeError("Cannot cast array data from %r to %r according "
+                            "to the rule %r" % (a.dtype, rdt, casting))
+    fresh = out is None
+    if fresh:
+        out = _creation.empty(shape, rdt, allocator=allocator)
+    if not out.size:
+        return out
+    pairs = []
+    off = 0
+    step = out.strides[ax]
+    copied = False
+    for a in arrs:
+        n = a.shape[ax]
+        if a.size:
+            if not fresh and _layout.overlaps(a, out):
+                a = a.copy(stream=stream)
+                copied = True
+            pairs.append((out._view(a.shape, out.strides, off * step), a))
+        off += n
+    _copy_pairs(pairs, rdt, stream)
+    if copied and stream is not None:
+        stream.synchronize()     # the copies go back to the pool on return
+    return out
+
+
+def concatenate(arrays, axis=0, allocator=None, out=None, dtype=None,
+                casting="same_kind", stream=None):
+    """Join arrays along an existing axis (numpy.concatenate).
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+        Arrays of one number of dimensions (at least 1) whose shapes agree
+        except along ``axis``; any layout, empty ones too.  Host arrays are
+        copied to the device first.
+    axis : int or None
+        The axis to join along (negative counts from the end); None joins
+        the flattened arrays.
+    allocator : callable, optional
+        Allocates the result (PyCUDA's argument).
+    out : GPUArray, optional
+        Where to put the result (any layout, the result's shape); its dtype
+        is then the result's.
+    dtype : dtype-like, optional
+        The result's dtype (not together with ``out``); default
+        ``numpy.result_type`` of the inputs.
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}
+        numpy's rule for casting the inputs to the result's dtype.
+    stream : gpuarr.driver.Stream, optional
+        Where the copies run (a join of many inputs then waits for it).
+
+    Returns
+    -------
+    GPUArray
+        ``out``, or a new C-contiguous array.
+
+    Raises
+    ------
+    ValueError
+        For no arrays, 0-d arrays, different numbers of dimensions, shapes
+        that disagree off ``axis``, or an ``out`` of another shape.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    TypeError
+        For ``out`` together with ``dtype``, or a cast ``casting`` forbids.
+
+    Notes
+    -----
+    PyCUDA's ``concatenate(arrays, axis=0, allocator=None)``, with numpy's
+    keywords added.  Up to :data:`FEW_INPUTS` non-empty inputs are copied
+    one by one; more in one kernel launch.  An input overlapping ``out``
+    is copied first.
+    """
+    return _join(_arrays(arrays), axis, out, dtype, casting, allocator,
+                 stream)
+
+
+def stack(arrays, axis=0, allocator=None, out=None, dtype=None,
+          casting="same_kind", stream=None):
+    """Join arrays of one shape along a new axis (numpy.stack).
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+        Arrays of one shape (0-d too).
+    axis : int
+        Position of the new axis in the result (``-1`` is the last).
+    allocator, out, dtype, casting, stream
+        As for :func:`concatenate`.
+
+    Returns
+    -------
+    GPUArray
+        Of shape ``shape[:axis] + (len(arrays),) + shape[axis:]``.
+
+    Raises
+    ------
+    ValueError
+        For no arrays or arrays of different shapes.
+    numpy.exceptions.AxisError
+        For an axis out of ``range(-ndim - 1, ndim + 1)``.
+    TypeError
+        As for :func:`concatenate`.
+    """
+    arrs = _arrays(arrays)
+    if not arrs:
+        raise ValueError("need at least one array to stack")
+    shape = arrs[0].shape
+    for a in arrs:
+        if a.shape != shape:
+            raise ValueError("all input arrays must have the same shape")
+    ax = _layout.normalize_axis(axis, len(shape) + 1)
+    return _join([_insert_axis(a, ax) for a in arrs], ax, out, dtype,
+                 casting, allocator, stream)
+
+
+def _atleast(a, nd):
+    """numpy's atleast_1d/2d/3d of one array (a view)."""
+    if a.ndim >= nd:
+        return a
+    if nd == 1 or a.ndim == 0:
+        return _with_shape(a, (1,) * nd)
+    if nd == 2:                       # (n,) -> (1, n)
+        return _with_shape(a, (1,) + a.shape)
+    if a.ndim == 1:                   # (n,) -> (1, n, 1)
+        return _with_shape(a, (1,) + a.shape + (1,))
+    return _with_shape(a, a.shape + (1,))   # (m, n) -> (m, n, 1)
+
+
+def hstack(arrays, allocator=None, dtype=None, casting="same_kind"):
+    """Join arrays column-wise (numpy.hstack): along axis 0 for 1-d
+    arrays, else along axis 1; 0-d arrays count as 1-d.
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator, dtype, casting
+        As for :func:`concatenate`.
+
+    Returns
+    -------
+    GPUArray
+
+    Raises
+    ------
+    ValueError, TypeError
+        As for :func:`concatenate`.
+    """
+    arrs = [_atleast(a, 1) for a in _arrays(arrays)]
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return _join(arrs, axis, None, dtype, casting, allocator, None)
+
+
+def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
+    """Join arrays row-wise (numpy.vstack): along axis 0 after making
+    each at least 2-d (``(n,)`` becomes ``(1, n)``).
+
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+    dtype, casting
+        As for :func:`concatenate`.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type``
+        (or ``dtype``).
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
+    """
+    arrs = [_atleast(a, 2) for a in _arrays(arrays)]
+    return _join(arrs, 0, None, dtype, casting, allocator, None)
+
+
+def dstack(arrays, allocator=None):
+    """Join arrays depth-wise (numpy.dstack): along axis 2 after making
+    each at least 3-d (``(n,)`` becomes ``(1, n, 1)``, ``(m, n)``
+    becomes ``(m, n, 1)``).
+
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type``.
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
+    """
+    arrs = [_atleast(a, 3) for a in _arrays(arrays)]
+    return _join(arrs, 2, None, None, "same_kind", allocator, None)
+
+
+def column_stack(arrays, allocator=None):
+    """Join 1-d arrays as the columns of a 2-d one (numpy.column_stack):
+    ``(n,)`` inputs become ``(n, 1)`` columns, 0-d ones ``(1, 1)``, 2-d
+    ones join as they are, along axis 1.
+
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray or array_like
+    allocator : callable, optional
+        Allocates the result.
+
+    Returns
+    -------
+    GPUArray
+        A new C-contiguous array of the inputs' ``numpy.result_type``.
+
+    Raises
+    ------
+    ValueError
+        For no arrays or shapes that do not join (numpy's messages).
+    TypeError
+        As for :func:`concatenate`.
+    """
+    arrs = []
+    for a in _arrays(arrays):
+        if a.ndim < 2:
+            a = _with_shape(a, (a.size, 1) if a.ndim else (1, 1))
+        arrs.append(a)
+    return _join(arrs, 1, None, None, "same_kind", allocator, None)
+
+
+# ---------------------------------------------------------------------------
+# take and put
+
+def _indices(indices):
+    """An index array on the device (C-contiguous), with numpy's dtype
+    check (bool and integers convert to intp, nothing else does)."""
+    if isinstance(indices, GPUArray) or hasattr(
+            indices, "__cuda_array_interface__"):
+        idx = _creation.asarray(indices)
+        dt = idx.dtype
+    else:
+        host = np.asarray(indices)
+        dt = host.dtype
+        idx = None
+    if dt.kind not in "biu":
+        raise TypeError("Cannot cast array data from %r to %r according to "
+                        "the rule 'same_kind'" % (dt, np.dtype(np.intp)))
+    if idx is None:
+        idx = _creation.to_gpu(host)
+    if not idx._c:
+        idx = idx.copy()
+    return idx
+
+
+def _check_mode(mode):
+    if mode not in _MODES:
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap' "
+                         "(got %r)" % (mode,))
+
+
+def _flat_source(a):
+    """``a`` in C order, contiguous (a copy when it is not)."""
+    return a if a._c else a.copy()
+
+
+def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
+    """Run the take/put kernel over ``idx`` for every array, NVEC per
+    launch; with ``mode="raise"`` raise numpy's IndexError afterwards for
+    the first bad index."""
+    n = idx.size
+    if not n or not srcs:
+        return
+    spec = _jk.take_spec(kind, srcs[0].dtype.itemsize, idx.dtype, mode)
+    fn = _jk.function(spec)
+    grid = _jk.gather_grid(n)
+    bad = None
+    if mode == "raise":
+        bad = _creation.empty_c((1,), _U64)
+        if stream is None:
+            _drv.memset_d8(bad.ptr, 0xFF, 8)
+        else:
+            _drv.memset_d8_async(bad.ptr, 0xFF, 8, stream)
+    nv = _jk.NVEC
+    pad = [0] * nv
+    for start in range(0, len(srcs), nv):
+        s = srcs[start:start + nv]
+        d = dsts[start:start + nv]
+        m = len(s)
+        args = [idx.ptr, n, bad.ptr if bad is not None else 0, m]
+        args += [a.ptr for a in s] + pad[m:]
+        args += [a.ptr for a in d] + pad[m:]
+        args += list(sizes[start:start + nv]) + [1] * (nv - m)
+        if kind == "put":
+            args += list(nvals[start:start + nv]) + pad[m:]
+        fn.prepared_async_call(grid, spec.block, stream, *args)
+    if bad is None:
+        return
+    host = np.empty(1, _U64)
+    if stream is None:
+        _drv.memcpy_dtoh(host, bad.ptr)
+    else:
+        _drv.memcpy_dtoh_async(host, bad.ptr, stream)
+        stream.synchronize()
+    pos = int(host[0])
+    if pos == _jk.NO_BAD:
+        return
+    val = np.empty(1, idx.dtype)
+    _drv.memcpy_dtoh(val, idx.ptr + pos * idx.dtype.itemsize)
+    k = int(val.astype(_I64)[0])    # numpy's conversion to intp
+    size = next((sz for sz, nvl in zip(sizes, nvals or [1] * len(sizes))
+                 if nvl and not -sz <= k < sz), sizes[0])
+    raise IndexError("index %d is out of bounds for axis 0 with size %d"
+                     % (k, size))
+
+
+def _targets(outs, dt, avoid, keep_values):
+    """Arrays the kernel can write for each of ``outs``: the array itself
+    when it is C-contiguous, of dtype ``dt`` and overlaps none of
+    ``avoid``, else a C-contiguous temporary of ``dt`` (holding ``out``'s
+    values when ``keep_values``)."""
+    res = []
+    for o in outs:
+        if (o._c and o.dtype == dt
+                and not any(_layout.overlaps(o, x) for x in avoid)):
+            res.append(o)
+        elif keep_values:
+            res.append(o.astype(dt, order="C"))
+        else:
+            res.append(_creation.empty_c(o.shape, dt))
+    return res
+
+
+def _finish(outs, targets, stream, temporaries):
+    """Copy the temporaries among ``targets`` into their ``outs``; on a
+    stream, wait for it when any temporary was made (``temporaries``:
+    sources or indices copied), since they go back to the pool on return
+    and the pool does not track streams."""
+    for o, t in zip(outs, targets):
+        if t is not o:
+            _transfer.copy_into(o, t, stream)
+            temporaries = True
+    if temporaries and stream is not None:
+        stream.synchronize()
+
+
+def take(a, indices, out=None, stream=None, mode="raise"):
+    """``a.flat[indices]`` (numpy.take without an axis; PyCUDA's take).
+
+    Parameters
+    ----------
+    a : GPUArray
+        Any shape and layout: its elements in C order are indexed (PyCUDA
+        takes 1-d arrays).
+    indices : GPUArray or array_like of bool or integers
+        Any shape; negative indices count from the end (numpy).
+    out : GPUArray, optional
+        Of ``indices``' shape; a value of another dtype is cast to it.
+    stream : gpuarr.driver.Stream, optional
+    mode : {'raise', 'wrap', 'clip'}
+        numpy's handling of indices out of ``range(-a.size, a.size)``.
+
+    Returns
+    -------
+    GPUArray
+        ``out``, or a new array of ``indices``' shape and ``a``'s dtype.
+
+    Raises
+    ------
+    IndexError
+        ``mode="raise"``: numpy's message for the first index out of range
+        (the kernel records it on the device; the call then waits for the
+        kernel, which ``'wrap'`` and ``'clip'`` never do); any mode: a
+        non-empty take from an empty ``a``.
+    TypeError
+        For indices that are not bool or integers.
+    ValueError
+        For an ``out`` of the wrong shape or an unknown ``mode``.
+
+    Notes
+    -----
+    PyCUDA checks no index; numpy's checks win here. Unlike numpy, which
+    buffers ``out`` when ``mode="raise"``, ``out`` may be partly written
+    when the IndexError is raised.
+    """
+    return multi_take([a], indices, None if out is None else [out],
+                      stream, mode)[0]
+
+
+def multi_take(arrays, indices, out=None, stream=None, mode="raise"):
+    """:func:`take` of every array with one index array (PyCUDA's).
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray
+        Of one dtype, any shapes and layouts.
+    indices, stream, mode
+        As for :func:`take` (each array's own size bounds the indices).
+    out : sequence of GPUArray, optional
+        One per array, each of ``indices``' shape.
+
+    Returns
+    -------
+    list of GPUArray
+
+    Raises
+    ------
+    ValueError
+        For arrays of several dtypes, ``out`` of another length or of the
+        wrong shapes, an unknown ``mode``.
+    IndexError, TypeError
+        As for :func:`take`.
+
+    Notes
+    -----
+    One kernel launch per 16 arrays (PyCUDA chunks by 20). ``out`` arrays
+    of another dtype are cast to (PyCUDA has no casting).
+    """
+    _check_mode(mode)
+    arrays = [_creation.asarray(a) for a in arrays]
+    if not arrays:
+        return []
+    dt = arrays[0].dtype
+    if any(a.dtype != dt for a in arrays):
+        raise ValueError("the arrays of multi_take must have one dtype")
+    idx = _indices(indices)
+    if out is None:
+        out = [_creation.empty_c(idx.shape, dt) for _ in arrays]
+        targets = out
+    else:
+        out = list(out)
+        if len(out) != len(arrays):
+            raise ValueError("out and arrays must have the same length")
+        for o in out:
+            if not isinstance(o, GPUArray):
+                raise TypeError("out must hold GPUArrays, not %s"
+                                % type(o).__name__)
+            if o.shape != idx.shape:
+                raise ValueError("output array does not match result of "
+                                 "ndarray.take")
+        targets = None
+    if idx.size and any(a.size == 0 for a in arrays):
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    srcs = [_flat_source(a) for a in arrays]
+    if targets is None:
+        targets = _targets(out, dt, srcs + [idx], False)
+    _launch("take", srcs, targets, idx, [a.size for a in srcs], None, mode,
+            stream)
+    _finish(out, targets, stream, idx is not indices
+            or any(x is not a for x, a in zip(srcs, arrays)))
+    return out
+
+
+def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
+              mode="raise"):
+    """``out[k].flat[dest_indices] = arrays[k]`` for every k (PyCUDA's
+    multi_put, numpy.put's semantics).
+
+    Parameters
+    ----------
+    arrays : sequence of GPUArray
+        The values, of one dtype; element ``i`` (C order) goes to
+        ``dest_indices[i]``; a shorter array repeats (numpy.put), an empty
+        one puts nothing.
+    dest_indices : GPUArray or array_like of bool or integers
+        1-d; negative indices count from the end. uint64 indices are
+        taken as numpy's take converts them to intp (numpy's put refuses
+        them; PyCUDA takes any integer dtype).
+    dest_shape : tuple of int, optional
+        The shape of new outputs when ``out`` is None.
+    out : sequence of GPUArray, optional
+        One per array, of the arrays' dtype, any layout.
+    stream : gpuarr.driver.Stream, optional
+    mode : {'raise', 'wrap', 'clip'}
+        As for :func:`take`.
+
+    Returns
+    -------
+    list of GPUArray
+        ``out``, or new arrays of ``dest_shape`` whose elements not named
+        by ``dest_indices`` are uninitialized (as PyCUDA's).
+
+    Raises
+    ------
+    ValueError
+        For arrays of several dtypes, 2-d or more ``dest_indices``, ``out``
+        of another length, an unknown ``mode``.
+    TypeError
+        For ``out`` of another dtype (PyCUDA's), no ``dest_shape`` and no
+        ``out``, indices that are not integers.
+    IndexError
+        ``mode="raise"``: the first index out of range (as numpy, the
+        elements of the valid ones may have been written).
+
+    Notes
+    -----
+    With a repeated index the value that lands is one of those put there
+    (numpy: the last one).
+    """
+    _check_mode(mode)
+    arrays = [_creation.asarray(a) for a in arrays]
+    if not arrays:
+        return []
+    dt = arrays[0].dtype
+    if any(a.dtype != dt for a in arrays):
+        raise ValueError("the arrays of multi_put must have one dtype")
+    indices = dest_indices
+    idx = _indices(dest_indices)
+    if idx.ndim != 1:
+        raise ValueError("dest_indices must be 1D")
+    if out is None:
+        if dest_shape is None:
+            raise TypeError("multi_put needs dest_shape or out")
+        out = [_creation.empty(dest_shape, dt) for _ in arrays]
+    else:
+        out = list(out)
+        if len(out) != len(arrays):
+            raise ValueError("out and arrays must have the same length")
+        for o in out:
+            if not isinstance(o, GPUArray):
+                raise TypeError("out must hold GPUArrays, not %s"
+                                % type(o).__name__)
+            if o.dtype != dt:
+                raise TypeError("arrays and out must have the same dtype")
+    nvals = [a.size for a in arrays]
+    if idx.size and any(o.size == 0 and nv for o, nv in zip(out, nvals)):
+        if mode != "raise":
+            raise IndexError("cannot do a non-empty take from an empty "
+                             "axes.")
+    srcs = [_flat_source(a) for a in arrays]
+    targets = _targets(out, dt, srcs + [idx], True)
+    _launch("put", srcs, targets, idx, [t.size for t in targets], nvals,
+            mode, stream)
+    _finish(out, targets, stream, idx is not indices
+            or any(x is not a for x, a in zip(srcs, arrays)))
+    return out

@@ -1,0 +1,792 @@
+"""CPU tests of joining and gathering: the kernels render and compile for
+every dtype pair / item size / index dtype / mode, the joining table is
+right, and the array layer's logic (views, tables, launches, numpy's
+errors) runs against the fake libcuda with the kernels emulated on the
+host."""
+
+import numpy as np
+import pytest
+
+from _util import FakeArray, batch_sources, kernel_compiler
+
+from gpuarr import _dtypes
+from gpuarr import _joinkernels as jk
+
+DTYPES = _dtypes.SUPPORTED
+INDEX_DTYPES = [np.dtype(t) for t in ("?", "i1", "u1", "i2", "u2", "i4", "u4",
+                                      "i8", "u8")]
+
+COMPILE = kernel_compiler()
+needs_compiler = pytest.mark.skipif(
+    COMPILE is None, reason="neither gpuarr.compiler (NVRTC/nvcc) nor nvcc "
+                            "is available")
+
+
+_batch = batch_sources
+
+
+def _join_spec(out_dt, src_dts, shape=(3, 5), strides=None):
+    out_dt = np.dtype(out_dt)
+    pairs = []
+    for k, dt in enumerate(src_dts):
+        dt = np.dtype(dt)
+        st = strides(dt) if strides else None
+        pairs.append((FakeArray(out_dt, shape, ptr=(1 << 30) + k * 4096),
+                      FakeArray(dt, shape, st, ptr=(1 << 20) + k * 4096)))
+    return jk.copy_spec(out_dt, pairs)
+
+
+# ---------------------------------------------------------------------------
+# rendering and compiling
+
+
+@needs_compiler
+@pytest.mark.parametrize("out_dt", DTYPES, ids=str)
+def test_join_kernel_compiles_for_every_source_dtype(out_dt):
+    """One kernel per output dtype holding a case for every source dtype:
+    every (source, output) pair compiles; and 1-4 merged dimensions, both
+    index widths."""
+    specs = [_join_spec(out_dt, DTYPES)[0]]
+    specs.append(_join_spec(out_dt, ["f4", "i8"], (3, 4, 5, 6),
+                            lambda dt: (-dt.itemsize * 7 * 6 * 5,
+                                        dt.itemsize * 6 * 5 * 2,
+                                        dt.itemsize * 6 * 3,
+                                        dt.itemsize * 2))[0])
+    wide = _join_spec(out_dt, ["u1"], (3, 2 ** 31 // 2 + 7),
+                      lambda dt: (dt.itemsize * 2 ** 31, dt.itemsize))[0]
+    assert wide.render_kw["itype"] == "long long"
+    specs.append(wide)
+    assert [s.render_kw["ndim"] for s in specs] == [1, 4, 2]
+    COMPILE(_batch(specs))
+
+
+@needs_compiler
+@pytest.mark.parametrize("kind", ["take", "put"])
+def test_take_put_kernels_compile(kind):
+    # each index dtype, item size and mode at least once (the three are
+    # independent parts of the source)
+    combos = {(isz, idt, mode)
+              for k, idt in enumerate(INDEX_DTYPES)
+              for isz, mode in [((1, 2, 4, 8, 16)[k % 5],
+                                 ("raise", "wrap", "clip")[k % 3])]}
+    combos |= {(isz, np.dtype("i8"), mode) for isz in (1, 2, 4, 8, 16)
+               for mode in ("raise", "wrap", "clip")}
+    specs = [jk.take_spec(kind, isz, idt, mode)
+             for isz, idt, mode in sorted(combos, key=str)]
+    COMPILE(_batch(specs))
+
+
+def test_sources_are_deterministic():
+    a = _join_spec("f8", ["i4", "f2", "c8"])[0]
+    b = _join_spec("f8", ["c8", "i4", "f2"])[0]
+    assert a.kkey == b.kkey and a.source() == b.source()
+    assert jk.take_spec("take", 4, "i8").source() == \
+        jk.take_spec("take", 4, "i8").source()
+
+
+# ---------------------------------------------------------------------------
+# the joining table
+
+
+def test_table_rows_merge_pad_and_skip_empty():
+    out = np.dtype("f4")
+    pairs = [
+        # contiguous (3, 5) into a (3, 5) part of a (3, 9) output: 2 dims
+        (FakeArray(out, (3, 5), (36, 4), ptr=1000),
+         FakeArray("i2", (3, 5), ptr=5000)),
+        # empty: left out
+        (FakeArray(out, (3, 0), (36, 4), ptr=1020),
+         FakeArray("f8", (3, 0), ptr=0)),
+        # contiguous into contiguous: one merged dim; reversed rows
+        (FakeArray(out, (4, 5), (20, 4), ptr=2000),
+         FakeArray("u1", (4, 5), (-5, 1), ptr=9000)),
+        # 0-d like (all length 1)
+        (FakeArray(out, (1, 1), (36, 4), ptr=3000),
+         FakeArray("c8", (1, 1), ptr=7000)),
+    ]
+    spec, tab = jk.copy_spec(out, pairs)
+    nd = spec.render_kw["ndim"]
+    assert nd == 2 and tab.shape == (3, 5 + 3 * nd)
+    src_dts = spec.render_kw["src_dts"]
+    assert set(src_dts) == {np.dtype("i2"), np.dtype("u1"), np.dtype("c8")}
+    chunk = jk.BLOCK * jk.UNROLL
+    assert list(tab[:, 0]) == [5000, 9000, 7000]
+    assert list(tab[:, 1]) == [1000, 2000, 3000]
+    assert list(tab[:, 2]) == [15, 20, 1]
+    assert list(tab[:, 3]) == [0, 1, 2]
+    assert [src_dts[c] for c in tab[:, 4]] == [np.dtype(t) for t in ("i2", "u1", "c8")]
+    assert list(tab[0, 5:]) == [3, 5, 5, 1, 9, 1]
+    assert list(tab[1, 5:]) == [4, 5, -5, 1, 5, 1]
+    assert list(tab[2, 5:]) == [1, 1, 0, 0, 0, 0]
+    assert spec.grid == (3, 1, 1) and spec.tail == (3,)
+    assert spec.render_kw["itype"] == "int"
+    # blocks: one row of 3 * chunk + 1 elements takes 4
+    big = [(FakeArray(out, (3 * chunk + 1,)), FakeArray("f4", (3 * chunk + 1,)))] * 2
+    spec, tab = jk.copy_spec(out, big)
+    assert list(tab[:, 3]) == [0, 4] and spec.grid == (8, 1, 1)
+    assert jk.copy_spec(out, [pairs[1]]) is None
+
+
+def test_table_errors():
+    out = np.dtype("f4")
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray(out, (3,)), FakeArray("f4", (4,)))])
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray("f8", (3,)), FakeArray("f4", (3,)))])
+    with pytest.raises(ValueError):
+        jk.copy_spec(out, [(FakeArray(out, (3,)), FakeArray("f4", (3,), (6,)))])
+    with pytest.raises(TypeError):
+        jk.copy_spec(np.dtype("V8"), [])
+    with pytest.raises(ValueError):
+        jk.take_spec("gather", 4, "i8")
+    with pytest.raises(ValueError):
+        jk.take_spec("take", 3, "i8")
+    with pytest.raises(ValueError, match="clipmode"):
+        jk.take_spec("take", 4, "i8", "nearest")
+    with pytest.raises(TypeError):
+        jk.take_spec("take", 4, "f8")
+
+
+# ---------------------------------------------------------------------------
+# the array layer against the fake libcuda, kernels emulated on the host
+
+# The emulators read their launch arguments as the kernels do and move the
+# bytes in the fake's host-side "device" memory with the driver's copies,
+# so the views, tables, pointers, sizes and flags the array layer passes
+# are what is checked (the kernels themselves: tests/test_joining_gpu.py).
+EMULATE = """
+import warnings
+from gpuarr import _joinkernels as jk, _joining as J
+
+def _read(ptr, offs, dt):
+    lo, hi = int(offs.min()), int(offs.max())
+    buf = np.empty(hi - lo + 1, dt)
+    drv.memcpy_dtoh(buf, int(ptr) + lo * dt.itemsize)
+    return buf[offs - lo]
+
+def _write(ptr, offs, vals):
+    dt = vals.dtype
+    lo, hi = int(offs.min()), int(offs.max())
+    buf = np.empty(hi - lo + 1, dt)
+    drv.memcpy_dtoh(buf, int(ptr) + lo * dt.itemsize)
+    buf[offs - lo] = vals
+    drv.memcpy_htod(int(ptr) + lo * dt.itemsize, buf)
+
+LAUNCHES = []
+
+class JoinEmu:
+    def __init__(self, spec):
+        self.kw = spec.render_kw
+    def prepared_async_call(self, grid, block, stream, tab_ptr, nrows):
+        LAUNCHES.append(("join", nrows))
+        nd = self.kw["ndim"]
+        w = 5 + 3 * nd
+        tab = np.empty(nrows * w, np.int64)
+        drv.memcpy_dtoh(tab, tab_ptr)
+        tab = tab.reshape(nrows, w)
+        chunk = jk.BLOCK * jk.UNROLL
+        assert list(tab[:, 3]) == list(np.cumsum([0] + [-(-n // chunk) for n in tab[:-1, 2]]))
+        assert grid[0] == tab[-1, 3] + -(-tab[-1, 2] // chunk)
+        for r in tab:
+            sdt = self.kw["src_dts"][r[4]]
+            shape = tuple(int(x) for x in r[5:5 + nd])
+            coords = np.indices(shape).reshape(nd, -1)
+            so = (coords * r[5 + nd:5 + 2 * nd, None]).sum(0)
+            do = (coords * r[5 + 2 * nd:, None]).sum(0)
+            assert so.size == r[2] > 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vals = _read(r[0], so, sdt).astype(self.kw["out_dt"])
+            _write(r[1], do, vals)
+
+class TakeEmu:
+    def __init__(self, spec):
+        self.kw = spec.render_kw
+        self.isz, self.idt = spec.kkey[1], spec.kkey[2]
+    def prepared_async_call(self, grid, block, stream, idx_ptr, n, bad, m, *rest):
+        kw, nv = self.kw, self.kw["nvec"]
+        LAUNCHES.append((kw["kind"], m))
+        assert 1 <= m <= nv and len(rest) == nv * (4 if kw["kind"] == "put" else 3)
+        unit = np.dtype("V%d" % self.isz)
+        idx = np.empty(n, self.idt)
+        drv.memcpy_dtoh(idx, idx_ptr)
+        k = idx.astype(np.int64)
+        for v in range(m):
+            src, dst, size = rest[v], rest[nv + v], rest[2 * nv + v]
+            nval = rest[3 * nv + v] if kw["kind"] == "put" else None
+            if nval == 0:
+                continue
+            if kw["mode"] == "raise":
+                j = np.where(k < 0, k + size, k)
+                ok = (j >= 0) & (j < size)
+                if not ok.all():
+                    first = np.array([np.nonzero(~ok)[0][0]], np.uint64)
+                    cur = np.empty(1, np.uint64)
+                    drv.memcpy_dtoh(cur, bad)
+                    drv.memcpy_htod(bad, np.minimum(cur, first))
+            elif kw["mode"] == "wrap":
+                j, ok = k % size, np.ones(n, bool)
+            else:
+                j, ok = np.clip(k, 0, size - 1), np.ones(n, bool)
+            pos = np.nonzero(ok)[0]
+            if not pos.size:
+                continue
+            if kw["kind"] == "take":
+                _write(dst, pos, _read(src, j[pos], unit))
+            else:
+                vals = _read(src, pos % nval, unit)
+                _write(dst, j[pos], vals)
+
+jk.function = lambda spec: (JoinEmu if spec.template == "joining.cu.mako" else TakeEmu)(spec)
+
+def gpu(h):
+    return ga.to_gpu(np.array(h, order="C"))
+
+def raises(exc, fn, want=None):
+    try:
+        fn()
+    except exc as e:
+        if want is not None:
+            assert str(e) == want, (str(e), want)
+        return e
+    raise AssertionError("no %s" % exc.__name__)
+
+def numpy_error(fn):
+    try:
+        fn()
+    except Exception as e:
+        return type(e), str(e)
+    raise AssertionError("numpy raised nothing")
+"""
+
+
+def _check(lib, code):
+    import textwrap
+    from test_gpuarray_fake import check
+    return check(lib, EMULATE + textwrap.dedent(code))
+
+
+def test_fake_concatenate_many_inputs_one_launch(fake_lib):
+    _check(fake_lib, """
+        # 37 inputs of mixed dtypes and layouts, every axis: one launch
+        for axis in (0, 1, 2, -1, -3):
+            hosts, devs = [], []
+            for k in range(37):
+                dt = DTYPES[k % len(DTYPES)]
+                shape = [3, 4, 5]
+                shape[axis] = (k * 7) % 4          # 0-length parts too
+                big = rand((2 * shape[0] + 1, shape[1] + 2, 2 * shape[2] + 1), dt)
+                h = big[:2 * shape[0]:2, 1:shape[1] + 1, ::-2][:, :, :shape[2]]
+                if k % 3 == 0:
+                    d = gpu(big)[:2 * shape[0]:2, 1:shape[1] + 1, ::-2][:, :, :shape[2]]
+                    assert not d.flags.c_contiguous or 0 in shape
+                else:
+                    d = gpu(h)
+                hosts.append(h)
+                devs.append(d)
+            del LAUNCHES[:]
+            with np.errstate(all="ignore"):
+                import warnings
+                warnings.simplefilter("ignore")
+                want = np.concatenate(hosts, axis=axis)
+            got = ga.concatenate(devs, axis=axis)
+            assert LAUNCHES == [("join", sum(1 for h in hosts if h.size))], LAUNCHES
+            assert got.dtype == want.dtype and got.flags.c_contiguous
+            same(got.get(), want)
+        # into out= (a strided view), and axis=None
+        hs = [rand((4, 3), "f4") for _ in range(6)]
+        out = ga.to_gpu(np.full((24, 6), 7.5, np.float64))
+        view = out[:, ::2]
+        r = ga.concatenate([gpu(h) for h in hs], out=view)
+        assert r is view
+        want = np.full((24, 6), 7.5)
+        want[:, ::2] = np.concatenate(hs)
+        same(out.get(), want)
+        same(ga.concatenate([gpu(h) for h in hs], axis=None).get(),
+             np.concatenate(hs, axis=None))
+        same(ga.concatenate([gpu(h) for h in hs], dtype="i2", casting="unsafe").get(),
+             np.concatenate(hs, dtype="i2", casting="unsafe"))
+        # tables through the page-locked staging ring (more joins than
+        # slots), and one larger than a slot (a pageable copy)
+        hs = [rand((2, 3), "u2") for _ in range(9)]
+        ds = [gpu(h) for h in hs]
+        before = calls("memcpy_htod_async")
+        for k in range(2 * jk.STAGING_SLOTS + 1):
+            same(ga.concatenate(ds[k % 3:]).get(), np.concatenate(hs[k % 3:]))
+        assert calls("memcpy_htod_async") == before + 2 * jk.STAGING_SLOTS + 1
+        hs = [rand((2, 2, 3), "i1") for _ in range(200)]
+        ds = [gpu(h)[:, ::-1] for h in hs]
+        assert 200 * 14 > jk.STAGING_WORDS
+        before = calls("memcpy_htod_async")
+        same(ga.concatenate(ds, axis=2).get(), np.concatenate([h[:, ::-1] for h in hs], axis=2))
+        assert calls("memcpy_htod_async") == before
+    """)
+
+
+def test_fake_stacks_match_numpy(fake_lib):
+    _check(fake_lib, """
+        J.FEW_INPUTS = 0           # every join through the (emulated) kernel
+        for shape in ((), (5,), (2, 3), (0, 3), (2, 3, 4)):
+            hs = [rand(shape, dt) for dt in ("f4", "i2", "u1", "f8")]
+            ds = [gpu(h) for h in hs]
+            for axis in range(-len(shape) - 1, len(shape) + 1):
+                same(ga.stack(ds, axis=axis).get(), np.stack(hs, axis=axis))
+            for fn in ("hstack", "vstack", "dstack", "column_stack"):
+                if fn == "column_stack" and len(shape) > 2:
+                    continue
+                try:
+                    want = getattr(np, fn)(hs)
+                except ValueError as e:
+                    raises(ValueError, lambda: getattr(ga, fn)(ds), str(e))
+                    continue
+                same(getattr(ga, fn)(ds).get(), want)
+        # a 2-d GPUArray iterates over its rows, like numpy
+        h = rand((4, 6), "i4")
+        same(ga.concatenate(gpu(h)).get(), np.concatenate(h))
+        same(ga.stack(gpu(h), axis=1).get(), np.stack(h, axis=1))
+    """)
+
+
+def test_fake_few_inputs_copy_one_by_one(fake_lib):
+    _check(fake_lib, """
+        hs = [rand((n, 3), "f8") for n in (2, 0, 5, 1)]
+        before = calls("memcpy_dtod")
+        got = ga.concatenate([gpu(h) for h in hs])
+        assert calls("memcpy_dtod") - before == 3 and not LAUNCHES
+        same(got.get(), np.concatenate(hs))
+        # empty results: nothing copied, nothing launched
+        before = copies()
+        e = ga.concatenate([gpu(np.zeros((0, 3))), gpu(np.zeros((0, 3), "f4"))])
+        assert e.shape == (0, 3) and e.dtype == np.float64 and copies() == before
+    """)
+
+
+def test_fake_join_errors_before_any_launch(fake_lib):
+    _check(fake_lib, """
+        a2 = gpu(rand((2, 3), "f8"))
+        h2 = np.zeros((2, 3))
+        cases = [
+            (lambda m: m.concatenate([]), None),
+            (lambda m: m.concatenate([np.float64(1)] if m is np else [gpu(np.float64(1))]), None),
+            (lambda m: m.concatenate([h2, np.ones(3)] if m is np else [a2, gpu(np.ones(3))]), None),
+            (lambda m: m.concatenate([h2, np.ones((2, 4))] if m is np else [a2, gpu(np.ones((2, 4)))]), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=2), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=-3), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], axis=1.0), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype="f4",
+                                     out=np.empty((2, 3)) if m is np else gpu(np.empty((2, 3)))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty((2, 4)) if m is np else gpu(np.empty((2, 4)))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty(6) if m is np else gpu(np.empty(6))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2],
+                                     out=np.empty((2, 3), bool) if m is np else gpu(np.empty((2, 3), bool))), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype=int), None),
+            (lambda m: m.concatenate([h2] if m is np else [a2], dtype="i4", casting="safe"), None),
+            (lambda m: m.stack([]), None),
+            (lambda m: m.stack([h2, np.ones((3, 2))] if m is np else [a2, gpu(np.ones((3, 2)))]), None),
+            (lambda m: m.stack([h2] if m is np else [a2], axis=3), None),
+            (lambda m: m.hstack([]), None),
+            (lambda m: m.vstack([h2, np.ones(4)] if m is np else [a2, gpu(np.ones(4))]), None),
+        ]
+        for fn, _ in cases:
+            exc, msg = numpy_error(lambda: fn(np))
+            c0 = [calls(n) for n in ("memcpy_dtod", "memcpy_dtoh", "memset_d8")]
+            e = raises(Exception, lambda: fn(ga))
+            assert isinstance(e, exc), (type(e), exc, msg)
+            assert str(e) == msg, (str(e), msg)
+            assert c0 == [calls(n) for n in ("memcpy_dtod", "memcpy_dtoh", "memset_d8")]
+            assert not LAUNCHES
+        raises(TypeError, lambda: ga.concatenate(5))
+        raises(TypeError, lambda: ga.concatenate([a2], out=np.empty((2, 3))))
+    """)
+
+
+def test_fake_take_multi_take_multi_put(fake_lib):
+    _check(fake_lib, """
+        for dt in DTYPES:
+            h = rand((9,), dt)
+            a = gpu(h)
+            for idt in ("i1", "u1", "i4", "i8", "u8", "?"):
+                ih = np.array([0, 8, 3, 3, 1, 0], idt) if idt != "?" else np.array([True, False, True])
+                if idt in ("i1", "i4", "i8"):
+                    ih = np.array([0, -1, 8, -9, 3, 3], idt)
+                idx = gpu(ih)
+                same(ga.take(a, idx).get(), np.take(h, ih))
+                same(ga.take(a, ih).get(), np.take(h, ih))    # host indices
+        # n-d a (flattened) and n-d indices
+        h = rand((3, 4), "f4")
+        ih = np.array([[1, -2], [11, 0]])
+        same(ga.take(gpu(h), gpu(ih)).get(), np.take(h, ih))
+        # out=, same dtype: written in place
+        out = gpu(np.full((2, 2), 5.0, np.float32))
+        assert ga.take(gpu(h), gpu(ih), out=out) is out
+        same(out.get(), np.take(h, ih))
+        # modes
+        h = rand((7,), "i8")
+        ih = np.array([-20, -8, -7, -1, 0, 6, 7, 15], np.int64)
+        for mode in ("wrap", "clip"):
+            same(ga.take(gpu(h), gpu(ih), mode=mode).get(), np.take(h, ih, mode=mode))
+        # out of range: numpy's IndexError, with numpy's message
+        for bad in ([0, 7, 9], [-8], [2, 3, -100, 50], np.array([2 ** 63], np.uint64)):
+            bad = np.asarray(bad)
+            msg = numpy_error(lambda: np.take(h, bad))
+            assert msg[0] is IndexError
+            raises(IndexError, lambda: ga.take(gpu(h), gpu(bad)), msg[1])
+        raises(IndexError, lambda: ga.take(gpu(np.zeros(0)), gpu(np.array([0]))),
+               "cannot do a non-empty take from an empty axes.")
+        assert ga.take(gpu(np.zeros(0)), gpu(np.zeros(0, int))).shape == (0,)
+        # argument errors, before any launch
+        del LAUNCHES[:]
+        raises(TypeError, lambda: ga.take(gpu(h), gpu(np.array([1.0]))),
+               numpy_error(lambda: np.take(h, np.array([1.0])))[1])
+        raises(TypeError, lambda: ga.take(gpu(h), [1.5]))
+        raises(ValueError, lambda: ga.take(gpu(h), gpu(np.array([1])), mode="nearest"))
+        raises(ValueError, lambda: ga.take(gpu(h), gpu(np.array([1, 2])), out=gpu(np.zeros(3, "i8"))),
+               "output array does not match result of ndarray.take")
+        assert not LAUNCHES
+
+        # multi_take: 37 arrays, 3 launches of at most 16, each its own size
+        hs = [rand((5 + k % 4,), "c16") for k in range(37)]
+        ih = np.array([0, -1, 4, -5, 2], np.int32)
+        del LAUNCHES[:]
+        got = ga.multi_take([gpu(x) for x in hs], gpu(ih))
+        assert LAUNCHES == [("take", 16), ("take", 16), ("take", 5)], LAUNCHES
+        for g, x in zip(got, hs):
+            same(g.get(), np.take(x, ih))
+        outs = [gpu(np.zeros(5, "c16")) for _ in hs]
+        assert ga.multi_take([gpu(x) for x in hs], gpu(ih), out=outs) == outs
+        for g, x in zip(outs, hs):
+            same(g.get(), np.take(x, ih))
+        hs[20] = rand((4,), "c16")      # 4 (and -5) out of bounds for this one
+        raises(IndexError, lambda: ga.multi_take([gpu(x) for x in hs], gpu(ih)),
+               "index 4 is out of bounds for axis 0 with size 4")
+        assert ga.multi_take([], gpu(ih)) == []
+        raises(ValueError, lambda: ga.multi_take([gpu(hs[0]), gpu(np.zeros(3))], gpu(ih)))
+        raises(ValueError, lambda: ga.multi_take([gpu(hs[0])], gpu(ih), out=[]))
+
+        # multi_put into poisoned outputs: untouched elements stay
+        vals = [rand((6,), "u2") for _ in range(20)] + [rand((2,), "u2"), rand((0,), "u2")]
+        di = np.array([9, -2, 0, 4, -9, 2], np.int64)     # no repeats
+        outs_h = [np.full(10, 0xBEEF, np.uint16) for _ in vals]
+        outs = [gpu(o) for o in outs_h]
+        del LAUNCHES[:]
+        r = ga.multi_put([gpu(v) for v in vals], gpu(di), out=outs)
+        assert r == outs and LAUNCHES == [("put", 16), ("put", 6)], LAUNCHES
+        for o, oh, v in zip(outs, outs_h, vals):
+            np.put(oh, di, v)
+            same(o.get(), oh)
+        fresh = ga.multi_put([gpu(v) for v in vals[:3]], gpu(di), dest_shape=(10,))
+        assert [f.shape for f in fresh] == [(10,)] * 3
+        for f, v in zip(fresh, vals):
+            assert np.array_equal(f.get()[np.array(di) % 10], v[:6])
+        for mode in ("wrap", "clip"):
+            di2 = np.array([-13, 25, 3], np.int64)
+            oh = np.full(10, 7, np.uint16)
+            o = gpu(oh)
+            ga.multi_put([gpu(vals[0][:3])], gpu(di2), out=[o], mode=mode)
+            np.put(oh, di2, vals[0][:3], mode=mode)
+            same(o.get(), oh)
+        raises(IndexError, lambda: ga.multi_put([gpu(vals[0])], gpu(np.array([3, 10, 11])), out=[gpu(outs_h[0])]),
+               "index 10 is out of bounds for axis 0 with size 10")
+        raises(TypeError, lambda: ga.multi_put([gpu(vals[0])], gpu(di)))
+        raises(TypeError, lambda: ga.multi_put([gpu(vals[0])], gpu(di), out=[gpu(np.zeros(10))]))
+        raises(ValueError, lambda: ga.multi_put([gpu(vals[0])], gpu(di.reshape(2, 3)), dest_shape=(10,)))
+        raises(ValueError, lambda: ga.multi_put([gpu(vals[0])], gpu(di), out=[]))
+        assert ga.multi_put([], gpu(di)) == []
+    """)
+
+
+NAMES = ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+         "take", "multi_take", "multi_put")
+
+
+def test_exported_by_pycuda_module_and_flat_namespace():
+    import gpuarr
+    import gpuarr.gpuarray as ga
+    from gpuarr import _joining
+    for name in NAMES:
+        assert name in ga.__all__ and name in gpuarr.__all__
+        assert getattr(ga, name) is getattr(_joining, name)
+        assert getattr(gpuarr, name) is getattr(_joining, name)
+
+
+def test_signatures_start_with_pycudas():
+    import inspect
+    from gpuarr import _joining
+    want = {"concatenate": ["arrays", "axis", "allocator"],
+            "stack": ["arrays", "axis", "allocator"],
+            "hstack": ["arrays", "allocator"],
+            "take": ["a", "indices", "out", "stream"],
+            "multi_take": ["arrays", "indices", "out", "stream"],
+            "multi_put": ["arrays", "dest_indices", "dest_shape", "out",
+                          "stream"]}
+    for name, params in want.items():
+        got = list(inspect.signature(getattr(_joining, name)).parameters)
+        assert got[:len(params)] == params, (name, got)
+    assert inspect.signature(_joining.concatenate).parameters["axis"].default == 0
+
+
+# ---------------------------------------------------------------------------
+# the kernels' own code, run on the host
+#
+# Neither kernel synchronizes threads, so running every (block, thread)
+# one after the other is a faithful schedule.  The rendered source is
+# compiled by the host C++ compiler after its common definitions (PTX
+# float16 conversions) are swapped for host ones (_Float16) and CUDA's
+# keywords defined away; the index math, the table walk, the dtype switch,
+# the casts, the modes and the bad-index flag are the templates' own.
+
+import ctypes
+import os
+import shutil
+import subprocess
+import tempfile
+
+CXX = shutil.which("g++") or shutil.which("c++")
+needs_cxx = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+
+_HOST_PRELUDE = r"""
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define GA_DEV inline
+struct ga_dim3 { unsigned x, y, z; };
+static ga_dim3 blockIdx, threadIdx, gridDim, blockDim;
+static unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+    unsigned long long o = *p; if (v < o) *p = v; return o;
+}
+struct ga_half {
+    _Float16 v;
+    ga_half() = default;
+    ga_half(float f) : v((_Float16)f) {}
+    operator float() const { return (float)v; }
+};
+inline float ga_hround(float f) { return (float)(_Float16)f; }
+inline float ga_hround_d(double d) { return (float)(_Float16)d; }
+template <class T> struct ga_complex {
+    T re, im;
+    ga_complex() = default;
+    ga_complex(T r) : re(r), im(0) {}
+    ga_complex(T r, T i) : re(r), im(i) {}
+};
+template <class T> inline bool ga_nonzero(T a) { return a != 0; }
+template <class T> inline bool ga_nonzero(ga_complex<T> a) { return a.re != 0 || a.im != 0; }
+"""
+
+_HOST_LAUNCH = r"""
+template <class T> static T ga_arg(unsigned long long v) {
+    if constexpr (std::is_pointer<T>::value) return reinterpret_cast<T>(v);
+    else return (T)v;
+}
+template <class... P, std::size_t... I>
+static void ga_call(void (*k)(P...), const unsigned long long *a, std::index_sequence<I...>) {
+    k(ga_arg<P>(a[I])...);
+}
+template <class... P>
+static void ga_call(void (*k)(P...), const unsigned long long *a) {
+    ga_call(k, a, std::index_sequence_for<P...>{});
+}
+extern "C" void ga_launch(unsigned grid, unsigned block, const unsigned long long *args) {
+    gridDim = {grid, 1, 1};
+    blockDim = {block, 1, 1};
+    for (unsigned b = 0; b < grid; ++b) {
+        blockIdx = {b, 0, 0};
+        for (unsigned t = 0; t < block; ++t) {
+            threadIdx = {t, 0, 0};
+            ga_call(&%(name)s, args);
+        }
+    }
+}
+"""
+
+_HOST_LIBS = {}
+
+
+def _host_kernel(spec, tmp):
+    """The spec's kernel compiled for the host: ``launch(grid, args)``."""
+    src = spec.source()
+    a = src.find("// ---- gpuarr common definitions ----")
+    if a >= 0:
+        b = src.index("// ---- end of gpuarr common definitions ----")
+        src = src[:a] + src[b:].split("\n", 1)[1]
+    src = _HOST_PRELUDE + src + _HOST_LAUNCH % {"name": spec.name}
+    key = src
+    if key not in _HOST_LIBS:
+        d = tempfile.mkdtemp(dir=tmp)
+        cpp, so = os.path.join(d, "k.cpp"), os.path.join(d, "k.so")
+        with open(cpp, "w") as f:
+            f.write(src)
+        r = subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", "-w",
+                            "-o", so, cpp], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-4000:]
+        lib = ctypes.CDLL(so)
+        lib.ga_launch.argtypes = [ctypes.c_uint, ctypes.c_uint,
+                                  ctypes.POINTER(ctypes.c_ulonglong)]
+        _HOST_LIBS[key] = lib
+    lib = _HOST_LIBS[key]
+
+    def launch(grid, args):
+        vals = (ctypes.c_ulonglong * len(args))(
+            *[int(x) & ((1 << 64) - 1) for x in args])
+        lib.ga_launch(grid[0], spec.block[0], vals)
+    return launch
+
+
+class _HostArray:
+    """A numpy array seen as the kernel layers see a device array."""
+
+    def __init__(self, a):
+        self.a = a
+        self.ptr = a.__array_interface__["data"][0]
+        self.dtype, self.shape, self.strides = a.dtype, a.shape, a.strides
+
+
+def _host_concatenate(hosts, axis, out_dt, tmp, out=None):
+    """numpy arrays joined by the joining kernel run on the host, the pairs
+    made as gpuarr._joining makes them."""
+    shape = list(hosts[0].shape)
+    shape[axis] = sum(h.shape[axis] for h in hosts)
+    if out is None:
+        out = np.zeros(shape, out_dt)
+    pairs, off = [], 0
+    for h in hosts:
+        sl = [slice(None)] * len(shape)
+        sl[axis] = slice(off, off + h.shape[axis])
+        pairs.append((_HostArray(out[tuple(sl)]), _HostArray(h)))
+        off += h.shape[axis]
+    made = jk.copy_spec(np.dtype(out_dt), pairs)
+    if made is not None:
+        spec, table = made
+        _host_kernel(spec, tmp)(spec.grid, [table.ctypes.data, *spec.tail])
+    return out
+
+
+def _host_values(shape, dt, rng):
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        x = rng.uniform(0, 99, shape) + 1j * rng.uniform(-50, 50, shape)
+    elif dt.kind == "b":
+        x = rng.integers(0, 2, shape)
+    else:
+        x = rng.uniform(0, 99, shape)
+    return np.asarray(x).astype(dt)
+
+
+def _strided(h, k):
+    """``h``'s values in layout ``k % 3``: contiguous, reversed, sliced."""
+    if k % 3 == 1 and h.ndim:
+        rev = tuple(slice(None, None, -1) for _ in h.shape)
+        return np.ascontiguousarray(h[rev])[rev]
+    if k % 3 == 2 and h.ndim:
+        big = np.zeros(tuple(2 * n + 1 for n in h.shape), h.dtype)
+        sl = tuple(slice(1, None, 2) for _ in h.shape)
+        big[sl] = h
+        return big[sl]
+    return h
+
+
+@needs_cxx
+@pytest.mark.parametrize("out_dt", DTYPES, ids=str)
+def test_host_run_join_kernel_every_pair_and_axis(out_dt, tmp_path):
+    import warnings
+    rng = np.random.default_rng(7)
+    for axis in (0, 1, 2):
+        hosts = []
+        for k, dt in enumerate(DTYPES):
+            shape = [3, 4, 5]
+            shape[axis] = k % 4
+            hosts.append(_strided(_host_values(tuple(shape), dt, rng), k))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.concatenate(hosts, axis=axis, dtype=out_dt,
+                                  casting="unsafe")
+        got = _host_concatenate(hosts, axis, out_dt, str(tmp_path))
+        assert got.tobytes() == want.tobytes(), (axis, got, want)
+
+
+@needs_cxx
+def test_host_run_join_kernel_strided_out_many_blocks(tmp_path):
+    rng = np.random.default_rng(8)
+    hosts = [_strided(_host_values((2, 700 + 37 * k), "f4", rng), k)
+             for k in range(9)]
+    base = np.full((5, 2 * sum(h.shape[1] for h in hosts)), -1.0)
+    view = base[1:3, ::-2]
+    _host_concatenate(hosts, 1, "f8", str(tmp_path), out=view)
+    want = np.full_like(base, -1.0)
+    want[1:3, ::-2] = np.concatenate(hosts, axis=1)
+    assert np.array_equal(base, want)
+
+
+def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
+    """The take/put kernel run on the host, its arguments as
+    gpuarr._joining passes them; returns the bad-index flag word."""
+    spec = jk.take_spec(kind, arrays[0].dtype.itemsize, idx.dtype, mode)
+    launch = _host_kernel(spec, tmp)
+    nv = jk.NVEC
+    bad = np.array([jk.NO_BAD], np.uint64)
+    for start in range(0, len(arrays), nv):
+        s, d = arrays[start:start + nv], outs[start:start + nv]
+        m = len(s)
+        pad = [0] * (nv - m)
+        args = [idx.ctypes.data, idx.size, bad.ctypes.data, m]
+        args += [x.ctypes.data for x in s] + pad
+        args += [x.ctypes.data for x in d] + pad
+        sizes = [x.size for x in (s if kind == "take" else d)]
+        args += sizes + [1] * (nv - m)
+        if kind == "put":
+            args += [x.size for x in s] + pad
+        launch((3, 1, 1), args)
+    return int(bad[0])
+
+
+@needs_cxx
+@pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
+def test_host_run_take_and_put_kernels(idt, tmp_path):
+    rng = np.random.default_rng(9)
+    tmp = str(tmp_path)
+    for dt in ("u1", "f2", "i4", "f8", "c16"):
+        arrays = [_host_values((40 + k,), dt, rng) for k in range(19)]
+        if idt.kind == "b":
+            idx = rng.integers(0, 2, 900).astype(idt)
+        else:
+            lo = -40 if idt.kind == "i" else 0
+            idx = rng.integers(lo, min(40, np.iinfo(idt).max + 1), 900).astype(idt)
+        outs = [np.zeros(idx.size, dt) for _ in arrays]
+        assert _host_take("take", arrays, idx, "raise", tmp, outs) == jk.NO_BAD
+        for o, a in zip(outs, arrays):
+            assert np.array_equal(o, np.take(a, idx)), (dt, idt)
+        if idt.kind == "i":
+            wild = idx.copy()
+            wild[[5, 700]] = [np.iinfo(idt).max, np.iinfo(idt).min]
+            for mode in ("wrap", "clip"):
+                outs = [np.zeros(idx.size, dt) for _ in arrays]
+                _host_take("take", arrays, wild, mode, tmp, outs)
+                w64 = wild.astype(np.int64)
+                for o, a in zip(outs, arrays):
+                    # numpy's wrap steps one size at a time (hours for
+                    # int64's extremes): the same answer by a modulo
+                    j = w64 % a.size if mode == "wrap" else np.clip(w64, 0, a.size - 1)
+                    assert np.array_equal(o, a[j])
+            outs = [np.zeros(idx.size, dt) for _ in arrays]
+            assert _host_take("take", arrays, wild, "raise", tmp, outs) == 5
+        # put: unique destinations (negative ones too), repeating values
+        dest = rng.permutation(40)[:min(30, np.iinfo(idt).max if idt.kind != "b" else 2)]
+        if idt.kind == "i":
+            dest[::2] -= 40
+        dest = dest.astype(idt)
+        vals = [_host_values((dest.size if k % 3 else 4,), dt, rng) for k in range(19)]
+        vals[7] = vals[7][:0]
+        outs = [_host_values((40,), dt, rng) for _ in vals]
+        want = [o.copy() for o in outs]
+        assert _host_take("put", vals, dest, "raise", tmp, outs) == jk.NO_BAD
+        for w, v in zip(want, vals):
+            np.put(w, dest.astype(np.int64), v)     # numpy's put refuses uint64
+        for o, w in zip(outs, want):
+            assert np.array_equal(o, w), (dt, idt)
