@@ -85,9 +85,9 @@ def get_default_device(default=0):
     """The device ``CUDA_DEVICE`` names, else ``Device(default)``
     (PyCUDA's deprecated ``get_default_device``; warns with
     DeprecationWarning: use :func:`make_default_context`)."""
-    warnings.warn("get_default_device() is deprecated; use "
-                  "make_default_context() instead", DeprecationWarning,
-                  stacklevel=2)
+    warnings.warn("gpuarr.tools.get_default_device is kept for PyCUDA "
+                  "code only: make a context with make_default_context()",
+                  DeprecationWarning, stacklevel=2)
     if _config.settings.cuda_device.strip() != "0":
         return _drv.Device(_config.device())
     return _drv.Device(int(default))
@@ -358,13 +358,14 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
         For None or a dtype without a registered name.
     """
     if dtype is None:
-        raise ValueError("dtype may not be None")
+        raise ValueError("dtype_to_ctype needs a dtype, got None")
     dt = np.dtype(dtype)
     if with_fp_tex_hack and dt in _TEX_HACK:
         return _TEX_HACK[dt]
     name = _dtypes.registered_name(dt)
     if name is None:
-        raise ValueError("unable to map dtype '%s'" % (dt,))
+        raise ValueError("dtype %s has no C type name (register one with "
+                         "get_or_register_dtype)" % (dt,))
     return name
 
 
@@ -407,15 +408,17 @@ def register_dtype(dtype, c_names, alias_ok=False):
         When ``dtype`` already has a name and ``alias_ok`` is false, or a
         name is registered to another dtype.
     """
-    warnings.warn("register_dtype is deprecated. Use get_or_register_dtype "
-                  "instead.", DeprecationWarning, stacklevel=2)
+    warnings.warn("gpuarr.tools.register_dtype is kept for PyCUDA code "
+                  "only: call get_or_register_dtype(c_names, dtype)",
+                  DeprecationWarning, stacklevel=2)
     if isinstance(c_names, str):
         c_names = [c_names]
     dt = np.dtype(dtype)
     old = _dtypes.registered_name(dt)
     if not alias_ok and old is not None:
-        raise RuntimeError("dtype '%s' already registered (as '%s', new names "
-                           "'%s')" % (dt, old, ", ".join(c_names)))
+        raise RuntimeError("register_dtype: %s has the C name '%s' already; "
+                           "alias_ok=True adds %s to it"
+                           % (dt, old, ", ".join(repr(c) for c in c_names)))
     _dtypes.get_or_register(c_names, dt)
 
 
