@@ -291,27 +291,24 @@ class OccupancyRecord:
         else:
             raise ValueError("register_allocation_unit must be 'warp' or "
                              "'block', not %r" % (unit,))
-        needs = (
-            ("warps", devdata.warps_per_mp, warps),
-            ("regs", devdata.registers,
-             warps_holding_registers * devdata.warp_size * registers),
-            ("smem", devdata.shared_memory,
-             _ceil_to(shared_mem, devdata.smem_alloc_granularity)),
-        )
-        _, regs_have, regs_need = needs[1]
-        if regs_need > regs_have:
+        block_regs = warps_holding_registers * devdata.warp_size * registers
+        block_smem = _ceil_to(shared_mem, devdata.smem_alloc_granularity)
+        if block_regs > devdata.registers:
             raise ValueError("too many registers: a block needs %d, the "
-                             "device has %d" % (regs_need, regs_have))
-        _, smem_have, smem_need = needs[2]
-        if smem_need > smem_have:
+                             "device has %d" % (block_regs, devdata.registers))
+        if block_smem > devdata.shared_memory:
             raise ValueError("too much smem: a block needs %d bytes, the "
-                             "device allows %d" % (smem_need, smem_have))
-        # Blocks resident at once: the device's own cap, and what each
-        # resource leaves room for; a resource the block does not use sets
-        # no limit.
+                             "device allows %d"
+                             % (block_smem, devdata.shared_memory))
+        # Blocks resident at once: the device's own cap, and how many
+        # blocks' worth of each resource there is; a resource the block
+        # does not use sets no limit.
         self.tb_per_mp_limits = [(devdata.thread_blocks_per_mp, "device")]
-        self.tb_per_mp_limits += [(have // need, name)
-                                  for name, have, need in needs if need > 0]
+        for name, have, need in (("warps", devdata.warps_per_mp, warps),
+                                 ("regs", devdata.registers, block_regs),
+                                 ("smem", devdata.shared_memory, block_smem)):
+            if need > 0:
+                self.tb_per_mp_limits.append((have // need, name))
         self.tb_per_mp, self.limited_by = min(self.tb_per_mp_limits)
         self.warps_per_mp = self.tb_per_mp * warps
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
