@@ -43,8 +43,9 @@ def get_nvcc_version(nvcc="nvcc"):
     Returns
     -------
     str
-        nvcc's version text, or ``"nvcc unknown version"`` (with a warning,
-        as PyCUDA) when it cannot be run. Remembered per ``nvcc``.
+        nvcc's version text; when nvcc cannot be run or prints nothing, a
+        warning giving the reason and ``"nvcc version unknown"`` (PyCUDA
+        warns too, with another placeholder). Remembered per ``nvcc``.
     """
     if not isinstance(nvcc, str) or not nvcc:
         raise TypeError("nvcc must be the name or path of nvcc, got %r" % (nvcc,))
@@ -52,14 +53,21 @@ def get_nvcc_version(nvcc="nvcc"):
     try:
         proc = subprocess.run([path, "--version"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=60)
-        out = proc.stdout if proc.returncode == 0 else b""
-    except (OSError, subprocess.SubprocessError):
-        out = b""
-    if not out:
-        import warnings
-        warnings.warn("NVCC version could not be determined.", stacklevel=2)
-        return "nvcc unknown version"
-    return out.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError) as exc:
+        why = str(exc) or type(exc).__name__
+    else:
+        if proc.returncode == 0 and proc.stdout:
+            return proc.stdout.decode("utf-8", "replace")
+        why = ("exit status %d" % proc.returncode if proc.returncode
+               else "it printed nothing")
+    import warnings
+    warnings.warn("get_nvcc_version: `%s --version` gave no version (%s); "
+                  "returning %r" % (nvcc, why, _NVCC_UNKNOWN), stacklevel=2)
+    return _NVCC_UNKNOWN
+
+
+#: get_nvcc_version's answer when nvcc cannot tell
+_NVCC_UNKNOWN = "nvcc version unknown"
 
 
 def _library_dirs(cuda_libdir):

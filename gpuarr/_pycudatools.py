@@ -58,35 +58,36 @@ def make_default_context(ctx_maker=None):
     ValueError
         When ``CUDA_DEVICE`` is not a device ordinal.
     """
-    if ctx_maker is None:
-        def ctx_maker(dev):
-            return dev.make_context()
+    make = _new_context if ctx_maker is None else ctx_maker
     _drv.init()
-    ndevices = _drv.Device.count()
-    if ndevices == 0:
-        raise RuntimeError("No CUDA enabled device found. Please check your "
-                           "installation.")
-    ordinal = _config.device()
+    count = _drv.Device.count()
+    if count == 0:
+        raise RuntimeError("make_default_context: the CUDA driver sees no "
+                           "device (is a GPU visible to this process?)")
     if _config.settings.cuda_device.strip() != "0":
-        return ctx_maker(_drv.Device(ordinal))
-    errors = []
-    for n in range(ndevices):
+        # CUDA_DEVICE chose the device: no fallback to the others
+        return make(_drv.Device(_config.device()))
+    reasons = []
+    for ordinal in range(count):
         try:
-            return ctx_maker(_drv.Device(n))
+            return make(_drv.Device(ordinal))
         except _drv.Error as exc:
-            errors.append("device %d: %s" % (n, exc))
-    raise RuntimeError("make_default_context() wasn't able to create a "
-                       "context on any of the %d detected devices (%s)"
-                       % (ndevices, "; ".join(errors)))
+            reasons.append("device %d: %s" % (ordinal, exc))
+    raise RuntimeError("make_default_context: ctx_maker failed on every one "
+                       "of the %d devices (%s)" % (count, "; ".join(reasons)))
+
+
+def _new_context(dev):
+    return dev.make_context()
 
 
 def get_default_device(default=0):
     """The device ``CUDA_DEVICE`` names, else ``Device(default)``
     (PyCUDA's deprecated ``get_default_device``; warns with
     DeprecationWarning: use :func:`make_default_context`)."""
-    warnings.warn("get_default_device() is deprecated; use "
-                  "make_default_context() instead", DeprecationWarning,
-                  stacklevel=2)
+    warnings.warn("gpuarr.tools.get_default_device is kept for PyCUDA "
+                  "code only: make a context with make_default_context()",
+                  DeprecationWarning, stacklevel=2)
     if _config.settings.cuda_device.strip() != "0":
         return _drv.Device(_config.device())
     return _drv.Device(int(default))
@@ -109,8 +110,18 @@ def bitlog2(n):
 # ---------------------------------------------------------------------------
 # device data and occupancy
 
+def _ceil_div(value, divisor):
+    return -(-value // divisor)
+
+
 def _ceil_to(value, multiple):
-    return -(-value // multiple) * multiple
+    return _ceil_div(value, multiple) * multiple
+
+
+#: bytes of the memory segment a warp's coalesced access of words of each
+#: size falls in (CUDA C Programming Guide, compute capability 1.2/1.3
+#: coalescing rules, which PyCUDA's helpers follow)
+_SEGMENT_BYTES = {4: 64, 8: 128, 16: 128}
 
 
 class DeviceData:
@@ -175,12 +186,11 @@ class DeviceData:
         ValueError
             For another word size.
         """
-        if word_size == 4:
-            return 64
-        if word_size in (8, 16):
-            return 128
-        raise ValueError("no alignment possible for fetches of size %d"
-                         % word_size)
+        try:
+            return _SEGMENT_BYTES[word_size]
+        except (KeyError, TypeError):
+            raise ValueError("align_bytes: word_size must be 4, 8 or 16 "
+                             "bytes, not %r" % (word_size,)) from None
 
     def align(self, bytes, word_size=4):  # noqa: A002 -- PyCUDA's name
         """``bytes`` rounded up to a multiple of :meth:`align_bytes`."""
@@ -188,9 +198,8 @@ class DeviceData:
 
     def align_words(self, word_size):
         """:meth:`align_bytes` in words of ``word_size`` bytes."""
-        quot, rem = divmod(self.align_bytes(word_size), word_size)
-        assert rem == 0
-        return quot
+        # every segment size is a multiple of the word sizes it admits
+        return self.align_bytes(word_size) // word_size
 
     def align_dtype(self, elements, dtype_size):
         """``elements`` rounded up to a multiple of :meth:`align_words` of
@@ -211,10 +220,12 @@ class DeviceData:
         ValueError
             For ``size`` over 4.
         """
-        for valid in (1, 2, 4):
-            if size <= valid:
-                return valid
-        raise ValueError("could not enlarge argument to valid channel count")
+        if size > 4:
+            raise ValueError("a texture element has 1, 2 or 4 channels; %r "
+                             "do not fit" % (size,))
+        if size <= 1:
+            return 1
+        return 2 if size <= 2 else 4
 
     def __repr__(self):
         return ("<DeviceData max_threads=%d warp_size=%d warps_per_mp=%d "
@@ -245,8 +256,8 @@ class OccupancyRecord:
         ``"warps"``, ``"regs"`` (when ``registers > 0``), ``"smem"`` (when
         ``shared_mem > 0``).
     tb_per_mp : int
-        The smallest of them; ``limited_by`` names it (ties go to the name
-        first in alphabetical order, as PyCUDA's ``min`` of tuples has it).
+        The smallest of them; ``limited_by`` names it (on a tie, the name
+        first in alphabetical order, as in PyCUDA).
     warps_per_mp : int
         ``tb_per_mp`` times the block's warps.
     occupancy : float
@@ -255,37 +266,51 @@ class OccupancyRecord:
     Raises
     ------
     ValueError
-        "too many threads", "too many registers", "too much smem" (PyCUDA's
-        messages), or fewer than one thread.
+        A block over ``max_threads`` ("too many threads ..."), over the
+        registers ("too many registers ...") or the shared memory ("too
+        much smem ...") there is, or with fewer than one thread.
     """
 
     def __init__(self, devdata, threads, shared_mem=0, registers=0):
         if threads > devdata.max_threads:
-            raise ValueError("too many threads")
+            raise ValueError("too many threads: %d in a block, the device "
+                             "allows %d" % (threads, devdata.max_threads))
         if threads < 1:
-            raise ValueError("a block needs at least one thread")
-        alloc_warps = -(-threads // devdata.warp_size)
-        alloc_smem = _ceil_to(shared_mem, devdata.smem_alloc_granularity)
+            raise ValueError("a block needs at least one thread, not %d"
+                             % threads)
+        # What one block takes of a multiprocessor.  Threads are scheduled
+        # in whole warps; registers are handed out per warp (or, on
+        # compute capability 1.x, per pair of warps); shared memory in
+        # units of smem_alloc_granularity bytes.
+        warps = _ceil_div(threads, devdata.warp_size)
         unit = devdata.register_allocation_unit
         if unit == "warp":
-            alloc_regs = alloc_warps * 32 * registers
+            warps_holding_registers = warps
         elif unit == "block":
-            alloc_regs = _ceil_to(alloc_warps * 2, 4) * 16 * registers
+            warps_holding_registers = _ceil_to(warps, 2)
         else:
-            raise ValueError("Improper register allocation unit:" + str(unit))
-        if alloc_regs > devdata.registers:
-            raise ValueError("too many registers")
-        if alloc_smem > devdata.shared_memory:
-            raise ValueError("too much smem")
-        limits = [(devdata.thread_blocks_per_mp, "device"),
-                  (devdata.warps_per_mp // alloc_warps, "warps")]
-        if registers > 0:
-            limits.append((devdata.registers // alloc_regs, "regs"))
-        if shared_mem > 0:
-            limits.append((devdata.shared_memory // alloc_smem, "smem"))
-        self.tb_per_mp_limits = limits
-        self.tb_per_mp, self.limited_by = min(limits)
-        self.warps_per_mp = self.tb_per_mp * alloc_warps
+            raise ValueError("register_allocation_unit must be 'warp' or "
+                             "'block', not %r" % (unit,))
+        block_regs = warps_holding_registers * devdata.warp_size * registers
+        block_smem = _ceil_to(shared_mem, devdata.smem_alloc_granularity)
+        if block_regs > devdata.registers:
+            raise ValueError("too many registers: a block needs %d, the "
+                             "device has %d" % (block_regs, devdata.registers))
+        if block_smem > devdata.shared_memory:
+            raise ValueError("too much smem: a block needs %d bytes, the "
+                             "device allows %d"
+                             % (block_smem, devdata.shared_memory))
+        # Blocks resident at once: the device's own cap, and how many
+        # blocks' worth of each resource there is; a resource the block
+        # does not use sets no limit.
+        self.tb_per_mp_limits = [(devdata.thread_blocks_per_mp, "device")]
+        for name, have, need in (("warps", devdata.warps_per_mp, warps),
+                                 ("regs", devdata.registers, block_regs),
+                                 ("smem", devdata.shared_memory, block_smem)):
+            if need > 0:
+                self.tb_per_mp_limits.append((have // need, name))
+        self.tb_per_mp, self.limited_by = min(self.tb_per_mp_limits)
+        self.warps_per_mp = self.tb_per_mp * warps
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 
     def __repr__(self):
@@ -330,13 +355,14 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
         For None or a dtype without a registered name.
     """
     if dtype is None:
-        raise ValueError("dtype may not be None")
+        raise ValueError("dtype_to_ctype needs a dtype, got None")
     dt = np.dtype(dtype)
     if with_fp_tex_hack and dt in _TEX_HACK:
         return _TEX_HACK[dt]
     name = _dtypes.registered_name(dt)
     if name is None:
-        raise ValueError("unable to map dtype '%s'" % (dt,))
+        raise ValueError("dtype %s has no C type name (register one with "
+                         "get_or_register_dtype)" % (dt,))
     return name
 
 
@@ -379,15 +405,17 @@ def register_dtype(dtype, c_names, alias_ok=False):
         When ``dtype`` already has a name and ``alias_ok`` is false, or a
         name is registered to another dtype.
     """
-    warnings.warn("register_dtype is deprecated. Use get_or_register_dtype "
-                  "instead.", DeprecationWarning, stacklevel=2)
+    warnings.warn("gpuarr.tools.register_dtype is kept for PyCUDA code "
+                  "only: call get_or_register_dtype(c_names, dtype)",
+                  DeprecationWarning, stacklevel=2)
     if isinstance(c_names, str):
         c_names = [c_names]
     dt = np.dtype(dtype)
     old = _dtypes.registered_name(dt)
     if not alias_ok and old is not None:
-        raise RuntimeError("dtype '%s' already registered (as '%s', new names "
-                           "'%s')" % (dt, old, ", ".join(c_names)))
+        raise RuntimeError("register_dtype: %s has the C name '%s' already; "
+                           "alias_ok=True adds %s to it"
+                           % (dt, old, ", ".join(repr(c) for c in c_names)))
     _dtypes.get_or_register(c_names, dt)
 
 
@@ -426,17 +454,15 @@ def mark_cuda_test(inner_f):
     ``mark_cuda_test``), as :func:`init_cuda_context_fixture` does, and
     mark it ``pytest.mark.cuda`` when pytest is importable."""
     @functools.wraps(inner_f)
-    def f(*args, **kwargs):
-        gen = init_cuda_context_fixture()
-        ctx = next(gen)
+    def in_fresh_context(*args, **kwargs):
+        fixture = init_cuda_context_fixture()
+        next(fixture)                   # the new context is current
         try:
-            assert isinstance(ctx.get_device().name(), str)
-            assert isinstance(ctx.get_device().compute_capability(), tuple)
             return inner_f(*args, **kwargs)
         finally:
-            gen.close()
+            fixture.close()             # pop, detach, clear the caches
     try:
         import pytest
     except ImportError:
-        return f
-    return pytest.mark.cuda(f)
+        return in_fresh_context
+    return pytest.mark.cuda(in_fresh_context)

@@ -11,6 +11,7 @@ from . import _dtypes, _ufunc
 from . import driver as _drv
 from ._array import GPUArray
 from ._enums import device_attribute
+from .tools import DeviceData
 
 __all__ = ["reverse", "mul_add", "bind_to_texref", "bind_to_texref_ext",
            "new_like_me", "splay", "launch_grid", "launch_block"]
@@ -142,18 +143,24 @@ def new_like_me(a, dtype=None, order="C"):
 
 
 _SPLAY = {}
-#: resident blocks per multiprocessor PyCUDA's splay assumes (its
-#: ``DeviceData.thread_blocks_per_mp`` for current GPUs)
-_BLOCKS_PER_SM = 16
+#: threads a block of splay's has at most, and in what steps (a warp)
+_SPLAY_MOST_THREADS, _SPLAY_STEP = 128, 32
+#: blocks splay launches per block a multiprocessor can hold
+_SPLAY_WAVES = 4
 
 
 def splay(n, dev=None):
     """PyCUDA's ``gpuarray.splay``: a grid and block covering ``n``
     elements with a grid-stride loop, as PyCUDA's own kernels launch.
 
-    Warp-sized blocks for small ``n``; up to 128 threads a block and at
-    most 4 x 16 x (multiprocessors) blocks (16 resident blocks per
-    multiprocessor), so large arrays are covered by striding.
+    The grid is capped at ``4 * thread_blocks_per_mp * multiprocessors``
+    blocks (:class:`gpuarr.tools.DeviceData`'s ``thread_blocks_per_mp``,
+    the driver's ``MAX_BLOCKS_PER_MULTIPROCESSOR``: 32 on an H100/H200;
+    PyCUDA's DeviceData says 8 on every GPU, so its grids are 4 times
+    smaller there).  Below the cap every thread gets one element: one
+    32-thread block under 32 elements, then 32-thread blocks, then, once
+    the cap is reached, blocks grown in steps of 32 threads up to 128;
+    beyond ``cap * 128`` elements each thread strides over several.
 
     Parameters
     ----------
@@ -174,27 +181,30 @@ def splay(n, dev=None):
     """
     if dev is None:
         dev = _drv.Context.get_device()
-    key = (dev.get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
-           if hasattr(dev, "get_attribute") else 1, n)
-    got = _SPLAY.get(key)
-    if got is not None:
-        return got
-    warp, most = 32, 128
-    max_blocks = 4 * _BLOCKS_PER_SM * int(key[0])
-    if n < warp:
-        blocks, threads = 1, warp
-    elif n < max_blocks * warp:
-        blocks, threads = -(-n // warp), warp
-    elif n < max_blocks * most:
-        groups = -(-n // warp)
-        blocks, threads = max_blocks, -(-groups // max_blocks) * warp
+    key = (dev, int(n))
+    shape = _SPLAY.get(key)
+    if shape is None:
+        shape = _splay_shape(int(n), _splay_cap(dev))
+        if len(_SPLAY) > 4096:
+            _SPLAY.clear()
+        _SPLAY[key] = shape
+    return shape
+
+
+def _splay_cap(dev):
+    sms = dev.get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
+    return _SPLAY_WAVES * DeviceData(dev).thread_blocks_per_mp * sms
+
+
+def _splay_shape(n, cap):
+    warps = max(1, -(-n // _SPLAY_STEP))      # 32-element groups, at least 1
+    if warps <= cap:
+        blocks, threads = warps, _SPLAY_STEP
     else:
-        blocks, threads = max_blocks, most
-    got = ((blocks, 1), (threads, 1, 1))
-    if len(_SPLAY) > 4096:
-        _SPLAY.clear()
-    _SPLAY[key] = got
-    return got
+        # the cap's blocks, each with enough warps for its share
+        per_block = min(-(-warps // cap), _SPLAY_MOST_THREADS // _SPLAY_STEP)
+        blocks, threads = cap, per_block * _SPLAY_STEP
+    return (blocks, 1), (threads, 1, 1)
 
 
 def launch_grid(a):

@@ -171,12 +171,22 @@ def test_dynamic_source_module_links_cudadevrt(fake_lib, tmp_path):
 
 # ------------------------------------------------------------ no driver
 
-def test_get_nvcc_version():
+def test_get_nvcc_version(tmp_path):
     compiler.get_nvcc_version.cache_clear()
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        assert compiler.get_nvcc_version("/no/such/nvcc") == "nvcc unknown version"
-    assert any("could not be determined" in str(x.message) for x in w)
+    silent = tmp_path / "silent-nvcc"
+    silent.write_text("#!/bin/sh\nexit 0\n")
+    failing = tmp_path / "failing-nvcc"
+    failing.write_text("#!/bin/sh\necho 'Cuda compilation tools'\nexit 3\n")
+    for script in (silent, failing):
+        script.chmod(0o755)
+    for nvcc, why in (("/no/such/nvcc", "No such file"),
+                      (str(silent), "printed nothing"),
+                      (str(failing), "exit status 3")):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert compiler.get_nvcc_version(nvcc) == "nvcc version unknown"
+        assert len(w) == 1 and why in str(w[0].message), (nvcc, w)
+        assert nvcc in str(w[0].message)
     if _toolchain.which("nvcc"):
         text = compiler.get_nvcc_version()
         assert "Cuda compilation tools" in text or "release" in text

@@ -466,3 +466,41 @@ def test_methods_on_the_fake(fake_lib):
         assert a._grid == ga.splay(12)[0] and a._block == ga.splay(12)[1]
         st.synchronize()
     """)
+
+
+class _SplayDevice:
+    """Enough of a Device for splay: the attributes DeviceData reads."""
+
+    def __init__(self, sms, blocks_per_sm):
+        from gpuarr._enums import device_attribute as a
+        self.values = {a.MULTIPROCESSOR_COUNT: sms,
+                       a.MAX_BLOCKS_PER_MULTIPROCESSOR: blocks_per_sm,
+                       a.MAX_THREADS_PER_BLOCK: 1024, a.WARP_SIZE: 32,
+                       a.MAX_THREADS_PER_MULTIPROCESSOR: 2048,
+                       a.MAX_REGISTERS_PER_BLOCK: 65536,
+                       a.MAX_SHARED_MEMORY_PER_BLOCK: 49152}
+
+    def get_attribute(self, attr):
+        return self.values[attr]
+
+
+@pytest.mark.parametrize("n,grid,block", [
+    # H200: 132 SMs, 32 blocks each -> a cap of 4 * 32 * 132 = 16896 blocks
+    (0, 1, 32), (1, 1, 32), (32, 1, 32), (33, 2, 32),
+    (16896 * 32, 16896, 32),              # one element a thread, at the cap
+    (16896 * 32 + 1, 16896, 64),          # then wider blocks
+    (16896 * 96, 16896, 96), (16896 * 96 + 1, 16896, 128),
+    (16896 * 128, 16896, 128), (10 ** 9, 16896, 128),   # grid-stride
+])
+def test_splay_shape_on_an_h200(n, grid, block):
+    dev = _SplayDevice(132, 32)
+    got = _pymethods.splay(n, dev)
+    assert got == ((grid, 1), (block, 1, 1))
+    assert grid * block >= min(n, grid * 128)
+
+
+def test_splay_follows_the_devices_blocks_per_sm():
+    # PyCUDA's DeviceData says 8 blocks/SM: its 10-SM grid caps at 320
+    assert _pymethods.splay(10 ** 6, _SplayDevice(10, 8)) == ((320, 1), (128, 1, 1))
+    assert _pymethods.splay(320 * 32 + 1, _SplayDevice(10, 8)) == ((320, 1), (64, 1, 1))
+    assert _pymethods.splay(10 ** 6, _SplayDevice(10, 16)) == ((640, 1), (128, 1, 1))

@@ -480,7 +480,9 @@ def test_splay_covers_with_a_grid_stride_kernel():
     from gpuarr.elementwise import ElementwiseKernel
     dev = drv.Context.get_device()
     nsm = dev.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
-    assert ga.splay(10 ** 9) == ((4 * 16 * nsm, 1), (128, 1, 1))
+    per_sm = dev.get_attribute(drv.device_attribute.MAX_BLOCKS_PER_MULTIPROCESSOR)
+    assert ga.splay(10 ** 9) == ((4 * per_sm * nsm, 1), (128, 1, 1))
+    assert ga.splay(4 * per_sm * nsm * 32 + 1) == ((4 * per_sm * nsm, 1), (64, 1, 1))
     assert ga.splay(5) == ((1, 1), (32, 1, 1))
     x = ga.to_gpu(rand((100_003,), np.float32))
     assert x._grid == ga.splay(x.size)[0] and x._block == ga.splay(x.size)[1]

@@ -260,7 +260,7 @@ def test_make_default_context_honours_cuda_device(fake_lib):
         try:
             tools.make_default_context(maker)
         except RuntimeError as e:
-            assert "any of the 1 detected devices" in str(e), e
+            assert "every one of the 1 devices" in str(e), e
         else:
             raise AssertionError("no error")
         assert tried == [0]

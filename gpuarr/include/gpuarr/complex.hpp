@@ -97,16 +97,24 @@ template <class T> GA_DEV complex<T> operator-(const complex<T> &a, const comple
 template <class T> GA_DEV complex<T> operator*(const complex<T> &a, const complex<T> &b) {
     return complex<T>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
-// Smith's algorithm, as numpy's complex division
+// a / b by Smith's method (R. L. Smith, "Algorithm 116: Complex
+// division", CACM 5(8), 1962): with b = c + id and |c| >= |d|,
+//   a / b = (a * (1 - i r)) / (c + d r),   r = d / c,
+// which forms no product of two of the parts of b, so it neither overflows
+// nor underflows where the quotient itself is representable.  For
+// |d| > |c| divide -i a by -i b = d - ic instead (the same quotient, with
+// the larger part of the divisor first).  b == 0 divides each part of a by
+// +0, as numpy does: an infinity of that part's sign, NaN for a zero part.
 template <class T> GA_DEV complex<T> operator/(const complex<T> &a, const complex<T> &b) {
-    const T ar = b.re < 0 ? -b.re : b.re, ai = b.im < 0 ? -b.im : b.im;
-    if (ar >= ai) {
-        if (ar == 0 && ai == 0) return complex<T>(a.re / ar, a.im / ai);
-        const T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
-        return complex<T>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
-    }
-    const T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
-    return complex<T>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+    const T mag_re = b.re < 0 ? -b.re : b.re, mag_im = b.im < 0 ? -b.im : b.im;
+    if (mag_re == 0 && mag_im == 0) return complex<T>(a.re / mag_re, a.im / mag_im);
+    // num / (big + i small) with |big| >= |small|; a NaN part lands in the
+    // second case and makes the result NaN
+    const bool turn = !(mag_re >= mag_im);
+    const T big = turn ? b.im : b.re, small = turn ? -b.re : b.im;
+    const T num_re = turn ? a.im : a.re, num_im = turn ? -a.re : a.im;
+    const T r = small / big, den = big + small * r;
+    return complex<T>((num_re + num_im * r) / den, (num_im - num_re * r) / den);
 }
 template <class T> template <class U>
 GA_DEV complex<T> &complex<T>::operator*=(const complex<U> &z) { return *this = *this * complex<T>(z); }
@@ -206,19 +214,38 @@ GA_DEV cd ccosh(cd z) {
     ::sincos(z.im, &s, &c);
     return cd(::cosh(z.re) * c, ::sinh(z.re) * s);
 }
-// Kahan's tanh (as FreeBSD's ctanh): no overflow for large |Re z|
+// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y).  In that form
+// cosh 2x overflows for |x| > 355 although the quotient is near +-1, so:
+// * |x| >= 22: tanh x rounds to +-1 in double, and the imaginary part is
+//   sin 2y / (cosh 2x + cos 2y) = 2 sin 2y e^(-2|x|) to far below an ulp;
+// * otherwise, with t = tan y, s = sinh x, beta = 1 + t^2 = 1 / cos^2 y and
+//   rho = sqrt(1 + s^2) = cosh x, dividing top and bottom by 2 cos^2 y gives
+//   tanh(x + iy) = (beta rho s + i t) / (1 + beta s^2)
+//   (W. Kahan, "Branch cuts for complex elementary functions", 1987),
+//   whose terms stay finite for |x| < 22.
+// Special values as C99 Annex G: NaN x keeps a zero y; an infinite or NaN
+// y gives NaN (with a zero x kept); infinite x gives +-1 and a zero of the
+// sign of sin 2y (of y when y is infinite).
 GA_DEV cd ctanh(cd z) {
-    const double x = z.re, y = z.im;
-    if (x != x) return cd(x, y == 0 ? y : x * y);
-    if (::isinf(x)) return cd(::copysign(1.0, x), ::copysign(0.0, ::isinf(y) ? y : ::sin(y) * ::cos(y)));
-    if (!::isfinite(y)) return cd(x != 0 ? y - y : x, y - y);
-    if (::fabs(x) >= 22) {
-        const double e = ::exp(-::fabs(x));
-        return cd(::copysign(1.0, x), 4 * ::sin(y) * ::cos(y) * e * e);
+    const double x = z.re, y = z.im, qn = qnan();
+    if (::isnan(x)) return cd(x, y == 0 ? y : x);
+    const double one = ::copysign(1.0, x);
+    if (::isinf(x)) {
+        if (::isinf(y)) return cd(one, ::copysign(0.0, y));
+        double s, c;
+        ::sincos(y, &s, &c);
+        return cd(one, ::copysign(0.0, s * c));
     }
-    const double t = ::tan(y), b = 1 + t * t, sh = ::sinh(x), rho = ::sqrt(1 + sh * sh);
-    const double d = 1 + b * sh * sh;
-    return cd(b * rho * sh / d, t / d);
+    if (!::isfinite(y)) return cd(x == 0 ? x : qn, qn);
+    if (::fabs(x) >= 22) {
+        double s, c;
+        ::sincos(y, &s, &c);          // sin 2y = 2 s c, without overflow of 2y
+        return cd(one, 4 * s * c * ::exp(-2 * ::fabs(x)));
+    }
+    const double t = ::tan(y), sh = ::sinh(x);
+    const double beta = 1 + t * t, rho = ::sqrt(1 + sh * sh);
+    const double den = 1 + beta * sh * sh;
+    return cd(beta * rho * sh / den, t / den);
 }
 GA_DEV cd csin(cd z) { return times_mi(csinh(times_i(z))); }
 GA_DEV cd ccos(cd z) { return ccosh(times_i(z)); }
