@@ -196,11 +196,16 @@ class _CurandGenerator:
     Attributes
     ----------
     block_count : int
-        Blocks of every launch: the device's multiprocessor count.
+        Blocks of every launch: the device's multiprocessor count (fewer
+        for the Sobol forms only when it exceeds 625).
     generators_per_block : int
         Threads per block: the smallest ``max_threads_per_block`` of the
         module's kernels (1024 on current GPUs: they are compiled with
-        ``__launch_bounds__(1024)``).
+        ``__launch_bounds__(1024)``). The Sobol forms take fewer when
+        needed (a multiple of 32) so that ``state_count`` stays at most
+        20000, the dimensions of cuRAND's direction-vector tables: no two
+        states share a dimension (PyCUDA's do, so its fills repeat every
+        20000 elements). See :func:`gpuarr._curand_plan.launch_shape`.
     state_count : int
         ``block_count * generators_per_block`` cuRAND states, one per
         thread, in an array from the context's memory pool.
@@ -216,6 +221,7 @@ class _CurandGenerator:
 
     def _setup(self):
         mod, fns, size, gpb, blocks = _curand_plan.module(self._kind)
+        blocks, gpb = _curand_plan.launch_shape(self._kind, blocks, gpb)
         self._mod = mod
         self._fns = fns
         self._ctx = _percontext.current_context()
@@ -619,7 +625,10 @@ class Sobol32RandomNumberGenerator(_SobolGenerator):
     """cuRAND's Sobol32 quasi-random generator (PyCUDA's class).
 
     State ``k`` is dimension ``k`` of the sequence: ``curand_init(
-    dir_vector[k], offset)``.
+    dir_vector[k], offset)``. ``state_count`` is at most 20000, the
+    dimensions cuRAND has, so that no dimension repeats within a fill
+    (unlike PyCUDA's, which has one state per thread of every
+    multiprocessor: 135168 on an H200, dimension ``k % 20000``).
 
     Parameters
     ----------

@@ -603,3 +603,83 @@ def test_generators_belong_to_their_context(stand_ins, monkeypatch):
     monkeypatch.setattr(_percontext, "current_context", lambda: other)
     with pytest.raises(LogicError):
         g.fill_uniform(_Dev(np.zeros(4, np.float32)))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_launch_shape_caps_sobol_states_at_the_dimensions(kind):
+    shape = _curand_plan.launch_shape
+    sobol = not _curand_plan.KINDS[kind]["seeded"]
+    # an H200: 132 multiprocessors, kernels of 1024 threads
+    assert shape(kind, 132, 1024) == ((132, 128) if sobol else (132, 1024))
+    assert shape(kind, 16, 1024) == (16, 1024)          # 16384 fit
+    assert shape(kind, 20, 1024) == ((20, 992) if sobol else (20, 1024))
+    assert shape(kind, 1000, 1024) == ((625, 32) if sobol else (1000, 1024))
+    if not sobol:
+        return
+    for blocks in (1, 2, 7, 19, 20, 21, 132, 624, 625, 626, 5000):
+        for per_block in (1, 31, 32, 33, 100, 512, 1024):
+            b, t = shape(kind, blocks, per_block)
+            assert 1 <= b <= blocks and 1 <= t <= per_block
+            assert b * t <= _curand.DIMENSIONS
+            if blocks * per_block <= _curand.DIMENSIONS:
+                assert (b, t) == (blocks, per_block)
+            else:
+                assert t % min(32, per_block) == 0
+                # no larger whole-warp block would fit
+                assert b * (t + min(32, per_block)) > _curand.DIMENSIONS \
+                    or t == per_block
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sobol_states_on_a_132_multiprocessor_device(stand_ins, monkeypatch, kind):
+    """A fake H200: the Sobol forms get 132 blocks of 128 threads, state
+    k takes dimension k of cuRAND's tables (no dimension twice), and a
+    fill of more than 2 * 20000 values launches that shape; XORWOW and
+    MRG32k3a keep one state per thread of every multiprocessor."""
+    from gpuarr import _creation
+    log = stand_ins
+
+    class Fns(dict):
+        def __missing__(self, name):
+            return _Fn(name, log)
+
+    monkeypatch.setattr(_curand_plan, "module",
+                        lambda kind: (None, Fns(), 48, 1024, 132))
+    uploaded = []
+
+    def to_gpu(a):
+        uploaded.append(_Dev(np.array(a)))
+        return uploaded[-1]
+
+    monkeypatch.setattr(_creation, "to_gpu", to_gpu)
+    bits = 64 if kind.endswith("64") else 32
+    dt = "u%d" % (bits // 8)
+    table = np.arange(_curand.DIMENSIONS * bits, dtype=dt).reshape(-1, bits)
+    monkeypatch.setattr(_curand, "direction_vectors", lambda vs: table)
+    monkeypatch.setattr(_curand, "scramble_constants", lambda b: np.arange(
+        _curand.DIMENSIONS, dtype="u%d" % (b // 8)) * 3)
+    sobol = not _curand_plan.KINDS[kind]["seeded"]
+    g = CLASSES[kind](offset=1) if sobol else CLASSES[kind](
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)), offset=1)
+    S = g.state_count
+    assert S == g.block_count * g.generators_per_block
+    if not sobol:
+        assert (g.block_count, g.generators_per_block) == (132, 1024)
+        return
+    assert (g.block_count, g.generators_per_block) == (132, 128)
+    assert S == 16896 <= _curand.DIMENSIONS
+    assert g._state.size == S * 48
+    (name, grid, block, stream, args), = log
+    assert (name, grid, block) == ("ga_curand_init", (132, 1), (128, 1, 1))
+    assert args[1] == S
+    dv = next(u for u in uploaded if u.ptr == args[2]).host
+    np.testing.assert_array_equal(dv, table[:S])
+    assert len(np.unique(dv, axis=0)) == S
+    if kind.startswith("scrambled"):
+        sc = next(u for u in uploaded if u.ptr == args[3]).host
+        assert len(np.unique(sc)) == S
+    log.clear()
+    out = g.gen_uniform(2 * _curand.DIMENSIONS + 5, np.uint32)
+    (name, grid, block, stream, args), = log
+    assert (name, grid, block) == ("ga_curand_raw_u4", (132, 1), (128, 1, 1))
+    assert args == (g._state.ptr, out.ptr, 2 * _curand.DIMENSIONS + 5)
