@@ -683,3 +683,58 @@ def test_sobol_states_on_a_132_multiprocessor_device(stand_ins, monkeypatch, kin
     (name, grid, block, stream, args), = log
     assert (name, grid, block) == ("ga_curand_raw_u4", (132, 1), (128, 1, 1))
     assert args == (g._state.ptr, out.ptr, 2 * _curand.DIMENSIONS + 5)
+
+
+class _Stream:
+    """A stand-in stream that records its synchronizations in ``log``."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def synchronize(self):
+        self.log.append(("sync", self))
+
+
+def test_temporaries_outlive_the_streams_work(stand_ins):
+    """The pool does not track streams: a call on a stream that made a
+    temporary (the C-ordered copy of a strided output, the uploaded skips
+    of a numpy array) synchronizes that stream after its last launch;
+    calls without one, or without a temporary, do not."""
+    log = stand_ins
+    g = curandom.MRG32k3aRandomNumberGenerator(
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)))
+    s = _Stream(log)
+
+    def strided():
+        out = _Dev(np.zeros(8, np.float32))
+        out.flags = _Flags(False, False)
+        out.shape, out.size = (4,), 4
+        return out
+
+    for call in (lambda out, st: g.fill_uniform(out, stream=st),
+                 lambda out, st: g.fill_poisson(out, stream=st),
+                 lambda out, st: g.fill_log_normal(out, 0.0, 1.0, stream=st)):
+        log.clear()
+        call(strided(), s)
+        assert log[-1] == ("sync", s)
+        assert [e[0] for e in log].count("sync") == 1
+        assert log[-2][0] == "copy" and log[-3][3] is s     # launch on s
+        log.clear()
+        call(strided(), None)
+        assert all(e[0] != "sync" for e in log)
+        log.clear()
+        call(_Dev(np.zeros(4, np.float32)), s)           # contiguous: none
+        assert all(e[0] != "sync" for e in log) and log[-1][3] is s
+    n = g.state_count
+    for skip in (g.call_skip_ahead_array, g.call_skip_ahead_sequence_array,
+                 g.call_skip_ahead_subsequence_array):
+        log.clear()
+        skip(np.arange(n, dtype=np.uint64), stream=s)
+        (name, _, _, stream, args), sync = log
+        assert name.endswith("_array") and stream is s and sync == ("sync", s)
+        log.clear()
+        skip(np.arange(n, dtype=np.uint64))
+        assert len(log) == 1
+        log.clear()
+        skip(_Dev(np.arange(n, dtype=np.uint64)), stream=s)
+        assert len(log) == 1 and log[0][3] is s

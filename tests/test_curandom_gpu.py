@@ -517,3 +517,34 @@ def test_pycuda_style_use_with_defaults(cur):
             h = a.get()
             assert (h == np.round(h)).all() and (h >= 0).all()
             assert abs(h.mean() - 10) < 0.5 or not stats
+
+
+@pytest.mark.parametrize("kind", ["xorwow", "scrambled_sobol32", "sobol64"])
+def test_calls_on_a_stream_with_temporaries(cur, kind):
+    """A strided fill and a numpy skip array on a stream (each through a
+    temporary from the pool, which the call waits for) give what the same
+    calls give on the default stream, and an allocation right after them
+    (which may reuse the temporary) does not disturb them."""
+    import gpuarr.driver as drv
+    import gpuarr.gpuarray as ga
+    a = _make(cur, kind, 2)
+    b = _make(cur, kind, 2)
+    s = drv.Stream()
+    S = a.state_count
+    dt = np.uint64 if kind == "sobol64" or kind in PSEUDO else np.uint32
+    skips = (np.arange(S) * 7 % 13).astype(dt)
+    n = 3 * S + 5
+    for _ in range(3):
+        base = ga.to_gpu(np.full(2 * n, 0xDEADBEEF, np.uint32))
+        a.fill_uniform(base[::2], stream=s)
+        a.call_skip_ahead_array(skips, stream=s)
+        junk = ga.to_gpu(np.full(4 * n, 0xABCDEF, np.uint32))   # reuse
+        s.synchronize()
+        ref = b.gen_uniform(n, np.uint32)
+        b.call_skip_ahead_array(skips)
+        h = base.get()
+        np.testing.assert_array_equal(h[::2], ref.get())
+        assert (h[1::2] == 0xDEADBEEF).all()
+        del junk
+    np.testing.assert_array_equal(a.gen_uniform(S, np.float32).get(),
+                                  b.gen_uniform(S, np.float32).get())
