@@ -334,7 +334,8 @@ def test_direction_vector_set_values():
 
 
 def test_candidates_cover_wheels_and_toolkit(monkeypatch, tmp_path):
-    monkeypatch.setattr(_curand._nvrtc, "nvidia_dirs", lambda: [str(tmp_path)])
+    from gpuarr import _toolchain
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [str(tmp_path)])
     monkeypatch.setenv("CUDA_PATH", "/opt/cuda-x")
     c = _curand.candidates()
     assert c[0] == str(tmp_path / "cu13" / "lib" / "libcurand.so.10")
@@ -351,6 +352,8 @@ def test_missing_library_names_the_wheel(monkeypatch):
         with pytest.raises(_curand.CurandNotFoundError) as info:
             _curand.load()
         assert "pip install nvidia-curand" in str(info.value)
+        # why the loader refused the bare soname
+        assert "libcurand-none.so.99: " in str(info.value)
         assert isinstance(info.value, RuntimeError)
         with pytest.raises(_curand.CurandNotFoundError):
             curandom.get_curand_version()
@@ -366,29 +369,62 @@ def _touch(path):
 
 
 def test_header_search(monkeypatch, tmp_path):
-    monkeypatch.setattr(_curand._nvrtc, "nvidia_dirs", lambda: [str(tmp_path)])
-    monkeypatch.setattr(_curand, "_toolkit_roots", lambda: [str(tmp_path / "tk")])
-    _curand.reset()
+    """curand_kernel.h and the CCCL headers are looked for in
+    _toolchain.default_includes(), in its order (the toolkit first)."""
+    from gpuarr import _toolchain
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [str(tmp_path)])
+    monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [str(tmp_path / "tk")])
+    monkeypatch.setattr(_toolchain, "_memo", {})
+
+    def again():
+        _curand.reset()
+        _toolchain._memo.clear()
+        return _curand.include_dirs()
+
     try:
         with pytest.raises(_curand.CurandNotFoundError) as info:
-            _curand.include_dirs()
+            again()
         assert "curand_kernel.h" in str(info.value)
         assert "pip install nvidia-curand" in str(info.value)
         inc = tmp_path / "cu13" / "include"
         _touch(str(inc / "curand_kernel.h"))
         with pytest.raises(_curand.CurandNotFoundError) as info:
-            _curand.include_dirs()
+            again()
         assert "nvidia-cuda-cccl" in str(info.value)
-        _touch(str(tmp_path / "tk" / "include" / "cccl" / "cuda" / "std" / "type_traits"))
-        _touch(str(tmp_path / "tk" / "include" / "cccl" / "nv" / "target"))
-        assert _curand.include_dirs() == (str(inc), str(tmp_path / "tk" / "include" / "cccl"))
-        _curand.reset()
-        # the wheel's own CCCL comes first
+        assert str(inc) in str(info.value)          # where it looked
+        # the wheel's own CCCL
         _touch(str(inc / "cccl" / "cuda" / "std" / "type_traits"))
         _touch(str(inc / "cccl" / "nv" / "target"))
-        assert _curand.include_dirs() == (str(inc), str(inc / "cccl"))
+        assert again() == (str(inc), str(inc / "cccl"))
+        # a toolkit comes first, as in every NVRTC compile: its CCCL, then
+        # its curand_kernel.h too
+        tk = tmp_path / "tk" / "include"
+        _touch(str(tk / "cuda_runtime.h"))
+        _touch(str(tk / "cccl" / "cuda" / "std" / "type_traits"))
+        _touch(str(tk / "cccl" / "nv" / "target"))
+        assert again() == (str(inc), str(tk / "cccl"))
+        _touch(str(tk / "curand_kernel.h"))
+        assert again() == (str(tk), str(tk / "cccl"))
+        assert again() == _toolchain.default_includes()[:2]
+        # the CUDA 12 wheels' directories
+        for d in (inc, tk):
+            os.remove(str(d / "curand_kernel.h"))
+        _touch(str(tmp_path / "curand" / "include" / "curand_kernel.h"))
+        assert again() == (str(tmp_path / "curand" / "include"), str(tk / "cccl"))
     finally:
         _curand.reset()
+
+
+def test_curand_headers_are_among_the_default_includes():
+    from gpuarr import _toolchain
+    found = curand_headers()
+    if found is None:
+        pytest.skip("cuRAND's headers are not installed")
+    places = _toolchain.default_includes()
+    assert all(d in places for d in found)
+    first = [d for d in places
+             if os.path.isfile(os.path.join(d, "curand_kernel.h"))][0]
+    assert found[0] == first
 
 
 @pytest.mark.skipif(not _has_lib(), reason="libcurand is not installed "
