@@ -15,11 +15,13 @@ Search order for the library (first existing file wins; :func:`candidates`):
 the ``nvidia-curand`` wheel (``nvidia/cu13/lib/libcurand.so.10`` for CUDA
 13, ``nvidia/curand/lib/libcurand.so.10`` for CUDA 12), then the toolkit
 (``$CUDA_PATH``, ``$CUDA_HOME``, ``/usr/local/cuda``: ``lib64``), then the
-bare soname through the dynamic loader.  The headers are looked for in the
-same places (``include`` instead of ``lib``); the CCCL headers in the
-``nvidia-cuda-cccl`` wheel (``nvidia/cu13/include/cccl``,
-``nvidia/cuda_cccl/include``) and the toolkit (``include/cccl``, CUDA 13;
-``include``, CUDA 12).
+bare soname through the dynamic loader.  The headers are looked for where
+every NVRTC compile looks, :func:`gpuarr._toolchain.default_includes` (the
+toolkit's ``include`` and ``include/cccl``, then the wheels'
+``nvidia/cu13/include``, ``nvidia/cu13/include/cccl``,
+``nvidia/curand/include``, ``nvidia/cuda_cccl/include``, ...), in its
+order, so the generators compile against the ``curand_kernel.h`` that a
+kernel of one's own including it gets.
 """
 
 import os
@@ -27,7 +29,7 @@ import threading
 
 import numpy as np
 
-from . import _nvrtc
+from . import _toolchain
 from ._errors import RuntimeError as _GpuarrRuntimeError
 
 __all__ = ["CurandNotFoundError", "CurandError", "candidates", "load",
@@ -73,16 +75,17 @@ _memo = {}
 
 def reset():
     """Forget what was found (tests change the environment). A loaded
-    library stays mapped."""
+    library stays mapped. The header search is
+    :func:`gpuarr._toolchain.default_includes`', whose memo
+    :func:`gpuarr._toolchain.reset` clears."""
     with _lock:
         _memo.clear()
 
 
 def _toolkit_roots():
     roots = []
-    for r in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"),
-              "/usr/local/cuda"):
-        if r and r not in roots:
+    for r in _toolchain.toolkit_roots():
+        if r not in roots:
             roots.append(r)
     return roots
 
@@ -96,7 +99,7 @@ def candidates():
         Full paths; the bare-soname ``dlopen`` that follows is not listed.
     """
     out = []
-    for base in _nvrtc.nvidia_dirs():
+    for base in _toolchain.nvidia_dirs():
         for sub in _WHEEL_DIRS:
             out.append(os.path.join(base, sub, "lib", "libcurand.so.10"))
     for root in _toolkit_roots():
@@ -122,14 +125,14 @@ def load():
         lib = _memo.get("lib")
         if lib is not None:
             return lib
-        failures = []
+        failures, loader = [], []
         paths = [p for p in candidates() if os.path.isfile(p)]
         for path in paths + list(_SONAMES):
             try:
                 lib = ctypes.CDLL(path)
             except OSError as exc:
-                if os.sep in path:
-                    failures.append("%s: %s" % (path, exc))
+                (failures if os.sep in path else loader).append(
+                    "%s: %s" % (path, exc))
                 continue
             break
         if lib is None:
@@ -138,8 +141,8 @@ def load():
             raise CurandNotFoundError(
                 "the cuRAND library (libcurand.so.10) was not found in the "
                 "nvidia-curand wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s; %s"
-                % (why, LIBRARY_HINT))
+                "/usr/local/cuda/lib64 or the loader's path%s (the loader "
+                "said: %s); %s" % (why, "; ".join(loader), LIBRARY_HINT))
         ptr = ctypes.POINTER(ctypes.c_void_p)
         for name, args in (("curandGetVersion", (ctypes.POINTER(ctypes.c_int),)),
                            ("curandGetDirectionVectors32", (ptr, ctypes.c_int)),
@@ -233,31 +236,15 @@ def scramble_constants(bits):
     raise ValueError("bits must be 32 or 64, not %r" % (bits,))
 
 
-def _header_places():
-    out = []
-    for base in _nvrtc.nvidia_dirs():
-        for w in _WHEEL_DIRS:
-            out.append(os.path.join(base, w, "include"))
-    for root in _toolkit_roots():
-        out.append(os.path.join(root, "include"))
-    return out
-
-
-def _cccl_places(curand_dir):
-    out = []
-    for base in _nvrtc.nvidia_dirs():
-        out.append(os.path.join(base, "cu13", "include", "cccl"))
-        out.append(os.path.join(base, "cuda_cccl", "include"))
-    for root in _toolkit_roots():
-        out.append(os.path.join(root, "include", "cccl"))
-        out.append(os.path.join(root, "include"))
-    out.append(os.path.join(curand_dir, "cccl"))
-    out.append(curand_dir)
-    return out
-
-
 def include_dirs():
     """The directories NVRTC needs for ``#include <curand_kernel.h>``.
+
+    Both are the first of :func:`gpuarr._toolchain.default_includes`
+    (the directories every NVRTC compile searches after its own) that has
+    them, the one search gpuarr makes for headers. They are returned (as
+    ``include_dirs``) so that nvcc, which is not given those directories,
+    finds them too; under NVRTC that puts the CCCL directory found ahead of
+    the headers NVRTC 13.3+ bundles, as the generators were tested with.
 
     Returns
     -------
@@ -269,28 +256,32 @@ def include_dirs():
     Raises
     ------
     CurandNotFoundError
-        When either is missing; the message names the wheels to install.
+        When either is missing; the message names the wheels to install
+        and the directories looked in.
     """
     hit = _memo.get("includes")
     if hit is not None:
         return hit
-    cur = next((d for d in _header_places()
+    places = _toolchain.default_includes()
+    looked = ", ".join(places) if places else "(none exist)"
+    cur = next((d for d in places
                 if os.path.isfile(os.path.join(d, "curand_kernel.h"))), None)
     if cur is None:
         raise CurandNotFoundError(
             "cuRAND's device headers (curand_kernel.h) were not found in the "
             "nvidia-curand wheel, $CUDA_PATH/include, $CUDA_HOME/include or "
-            "/usr/local/cuda/include; %s" % HEADER_HINT)
+            "/usr/local/cuda/include (looked in %s); %s"
+            % (looked, HEADER_HINT))
     probe = os.path.join("cuda", "std", "type_traits")
-    cccl = next((d for d in _cccl_places(cur)
+    cccl = next((d for d in places
                  if os.path.isfile(os.path.join(d, probe))
                  and os.path.isfile(os.path.join(d, "nv", "target"))), None)
     if cccl is None:
         raise CurandNotFoundError(
             "curand_kernel.h (in %s) needs the CCCL headers under NVRTC "
             "(cuda/std/type_traits, nv/target), which were not found in the "
-            "nvidia-cuda-cccl wheel or the CUDA toolkit; %s"
-            % (cur, HEADER_HINT))
+            "nvidia-cuda-cccl wheel or the CUDA toolkit (looked in %s); %s"
+            % (cur, looked, HEADER_HINT))
     found = (cur,) if cccl == cur else (cur, cccl)
     _memo["includes"] = found
     return found

@@ -196,11 +196,16 @@ class _CurandGenerator:
     Attributes
     ----------
     block_count : int
-        Blocks of every launch: the device's multiprocessor count.
+        Blocks of every launch: the device's multiprocessor count (fewer
+        for the Sobol forms only when it exceeds 625).
     generators_per_block : int
         Threads per block: the smallest ``max_threads_per_block`` of the
         module's kernels (1024 on current GPUs: they are compiled with
-        ``__launch_bounds__(1024)``).
+        ``__launch_bounds__(1024)``). The Sobol forms take fewer when
+        needed (a multiple of 32) so that ``state_count`` stays at most
+        20000, the dimensions of cuRAND's direction-vector tables: no two
+        states share a dimension (PyCUDA's do, so its fills repeat every
+        20000 elements). See :func:`gpuarr._curand_plan.launch_shape`.
     state_count : int
         ``block_count * generators_per_block`` cuRAND states, one per
         thread, in an array from the context's memory pool.
@@ -216,6 +221,7 @@ class _CurandGenerator:
 
     def _setup(self):
         mod, fns, size, gpb, blocks = _curand_plan.module(self._kind)
+        blocks, gpb = _curand_plan.launch_shape(self._kind, blocks, gpb)
         self._mod = mod
         self._fns = fns
         self._ctx = _percontext.current_context()
@@ -256,6 +262,10 @@ class _CurandGenerator:
                 _transfer.copy_into(tmp, data, stream=stream)
             self._fill(dist, tmp, params, stream)
             _transfer.copy_into(data, tmp, stream=stream)
+            if stream is not None:
+                # tmp goes back to the pool on return, and the pool does
+                # not track streams: let the work on it finish
+                stream.synchronize()
             return
         if pairs:
             aligned = int(data.ptr % (2 * data.dtype.itemsize) == 0)
@@ -285,6 +295,11 @@ class _CurandGenerator:
         ----------
         data : GPUArray
         stream : gpuarr.driver.Stream, optional
+            The stream of the launches (None: the default stream). For a
+            ``data`` that is neither C- nor F-contiguous the call
+            synchronizes ``stream`` before it returns, as the temporary it
+            fills goes back to the memory pool, which does not track
+            streams; otherwise it returns at once.
 
         Raises
         ------
@@ -326,6 +341,16 @@ class _CurandGenerator:
         % state_count``) when ``data.size`` is even, and ``curand_normal``
         per element otherwise, as PyCUDA; the Sobol forms the inverse
         normal CDF (``curand_normal``).
+
+        Parameters
+        ----------
+        data : GPUArray
+        stream : gpuarr.driver.Stream, optional
+            The stream of the launches (None: the default stream). For a
+            ``data`` that is neither C- nor F-contiguous the call
+            synchronizes ``stream`` before it returns, as the temporary it
+            fills goes back to the memory pool, which does not track
+            streams; otherwise it returns at once.
 
         Raises
         ------
@@ -375,6 +400,11 @@ class _CurandGenerator:
             Of the underlying normal; ``stddev >= 0``. Rounded to the
             dtype of ``data`` (PyCUDA's kernels take them in it).
         stream : gpuarr.driver.Stream, optional
+            The stream of the launches (None: the default stream). For a
+            ``data`` that is neither C- nor F-contiguous the call
+            synchronizes ``stream`` before it returns, as the temporary it
+            fills goes back to the memory pool, which does not track
+            streams; otherwise it returns at once.
 
         Raises
         ------
@@ -434,6 +464,11 @@ class _CurandGenerator:
             that are not positive give whatever cuRAND gives for them).
         lambda_value : float, optional
         stream : gpuarr.driver.Stream, optional
+            The stream of the launches (None: the default stream). For a
+            ``data`` that is neither C- nor F-contiguous the call
+            synchronizes ``stream`` before it returns, as the temporary it
+            fills goes back to the memory pool, which does not track
+            streams; otherwise it returns at once.
 
         Raises
         ------
@@ -487,9 +522,13 @@ class _CurandGenerator:
 
     def _skip_array(self, which, i, stream):
         dt = np.dtype(np.uint32 if self._skip_bits() == 32 else np.uint64)
-        i = _device_table(i, dt, (self.state_count,), "i")
+        dev = _device_table(i, dt, (self.state_count,), "i")
         self._launch("ga_curand_%s_array" % which, stream, self.state_count,
-                     i.ptr)
+                     dev.ptr)
+        if dev is not i and stream is not None:
+            # the uploaded copy goes back to the pool on return, and the
+            # pool does not track streams: let the kernel read it first
+            stream.synchronize()
 
     def call_skip_ahead(self, i, stream=None):
         """Advance every state by ``i`` draws (cuRAND's ``skipahead``).
@@ -510,9 +549,14 @@ class _CurandGenerator:
 
         Parameters
         ----------
-        i : GPUArray
+        i : GPUArray or numpy.ndarray
             ``state_count`` skips, uint32 for Sobol32 and uint64 otherwise
             (a numpy array is copied to the GPU).
+        stream : gpuarr.driver.Stream, optional
+            The stream of the launch. With a numpy ``i`` the call
+            synchronizes ``stream`` before it returns, as the copy goes
+            back to the memory pool, which does not track streams; a
+            GPUArray ``i`` must stay unchanged until the launch has run.
         """
         self._skip_array("skipahead", i, stream)
 
@@ -543,7 +587,9 @@ class _PseudoGenerator(_CurandGenerator):
 
     def call_skip_ahead_sequence_array(self, i, stream=None):
         """Advance state ``k`` by ``i[k]`` subsequences (``i``: uint64,
-        ``state_count`` values)."""
+        ``state_count`` values; ``i`` and ``stream`` as for
+        :meth:`call_skip_ahead_array`, which synchronizes for a numpy
+        ``i``)."""
         self._skip_array("skipahead_sequence", i, stream)
 
 
@@ -587,7 +633,8 @@ class MRG32k3aRandomNumberGenerator(_PseudoGenerator):
         self._skip("skipahead_subsequence", i, stream)
 
     def call_skip_ahead_subsequence_array(self, i, stream=None):
-        """Advance state ``k`` by ``i[k]`` subsequences (uint64)."""
+        """Advance state ``k`` by ``i[k]`` subsequences (uint64; ``i``
+        and ``stream`` as for :meth:`call_skip_ahead_array`)."""
         self._skip_array("skipahead_subsequence", i, stream)
 
 
@@ -619,7 +666,10 @@ class Sobol32RandomNumberGenerator(_SobolGenerator):
     """cuRAND's Sobol32 quasi-random generator (PyCUDA's class).
 
     State ``k`` is dimension ``k`` of the sequence: ``curand_init(
-    dir_vector[k], offset)``.
+    dir_vector[k], offset)``. ``state_count`` is at most 20000, the
+    dimensions cuRAND has, so that no dimension repeats within a fill
+    (unlike PyCUDA's, which has one state per thread of every
+    multiprocessor: 135168 on an H200, dimension ``k % 20000``).
 
     Parameters
     ----------

@@ -14,7 +14,8 @@ import numpy as np
 from . import _curand, _percontext
 from ._errors import UnsupportedDtypeError
 
-__all__ = ["KINDS", "fill_kernel", "kernel_source", "module", "clear_cache"]
+__all__ = ["KINDS", "fill_kernel", "kernel_source", "launch_shape", "module",
+           "clear_cache"]
 
 _F4, _F8 = np.dtype(np.float32), np.dtype(np.float64)
 _I4, _U4 = np.dtype(np.int32), np.dtype(np.uint32)
@@ -177,6 +178,42 @@ def kernel_source(kind):
         kernels["ga_curand_" + s] = "PI" + skip
         kernels["ga_curand_%s_array" % s] = "PIP"
     return src, kernels
+
+
+def launch_shape(kind, blocks, per_block, dimensions=_curand.DIMENSIONS):
+    """Blocks and threads per block of a generator's launches (one thread
+    per state, so their product is its ``state_count``).
+
+    Pure Python. XORWOW and MRG32k3a take ``blocks`` (the multiprocessor
+    count) and ``per_block`` (the kernels' thread limit) as they are. A
+    Sobol state is one dimension, and cuRAND's tables have ``dimensions``
+    (20000) of them: more states would repeat a dimension, so that element
+    ``k + 20000 * j`` of a fill equals element ``k`` (PyCUDA's states
+    repeat so). Their ``state_count`` is capped at ``dimensions``: as many
+    of the ``blocks`` as fit, each with a whole number of warps (32
+    threads) as large as fits (at most ``per_block``), so every
+    multiprocessor still gets a block (132 multiprocessors: 132 blocks of
+    128 threads, 16896 states).
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`KINDS`.
+    blocks, per_block : int
+        Positive.
+    dimensions : int, optional
+        Rows of the direction-vector tables.
+
+    Returns
+    -------
+    blocks, per_block : int, int
+    """
+    if KINDS[kind]["seeded"] or blocks * per_block <= dimensions:
+        return blocks, per_block
+    warp = min(32, per_block)
+    blocks = min(blocks, dimensions // warp)
+    per_block = min(per_block, dimensions // blocks // warp * warp)
+    return blocks, per_block
 
 
 # -- per-context modules -----------------------------------------------------

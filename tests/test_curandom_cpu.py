@@ -334,7 +334,8 @@ def test_direction_vector_set_values():
 
 
 def test_candidates_cover_wheels_and_toolkit(monkeypatch, tmp_path):
-    monkeypatch.setattr(_curand._nvrtc, "nvidia_dirs", lambda: [str(tmp_path)])
+    from gpuarr import _toolchain
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [str(tmp_path)])
     monkeypatch.setenv("CUDA_PATH", "/opt/cuda-x")
     c = _curand.candidates()
     assert c[0] == str(tmp_path / "cu13" / "lib" / "libcurand.so.10")
@@ -351,6 +352,8 @@ def test_missing_library_names_the_wheel(monkeypatch):
         with pytest.raises(_curand.CurandNotFoundError) as info:
             _curand.load()
         assert "pip install nvidia-curand" in str(info.value)
+        # why the loader refused the bare soname
+        assert "libcurand-none.so.99: " in str(info.value)
         assert isinstance(info.value, RuntimeError)
         with pytest.raises(_curand.CurandNotFoundError):
             curandom.get_curand_version()
@@ -366,29 +369,62 @@ def _touch(path):
 
 
 def test_header_search(monkeypatch, tmp_path):
-    monkeypatch.setattr(_curand._nvrtc, "nvidia_dirs", lambda: [str(tmp_path)])
-    monkeypatch.setattr(_curand, "_toolkit_roots", lambda: [str(tmp_path / "tk")])
-    _curand.reset()
+    """curand_kernel.h and the CCCL headers are looked for in
+    _toolchain.default_includes(), in its order (the toolkit first)."""
+    from gpuarr import _toolchain
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [str(tmp_path)])
+    monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [str(tmp_path / "tk")])
+    monkeypatch.setattr(_toolchain, "_memo", {})
+
+    def again():
+        _curand.reset()
+        _toolchain._memo.clear()
+        return _curand.include_dirs()
+
     try:
         with pytest.raises(_curand.CurandNotFoundError) as info:
-            _curand.include_dirs()
+            again()
         assert "curand_kernel.h" in str(info.value)
         assert "pip install nvidia-curand" in str(info.value)
         inc = tmp_path / "cu13" / "include"
         _touch(str(inc / "curand_kernel.h"))
         with pytest.raises(_curand.CurandNotFoundError) as info:
-            _curand.include_dirs()
+            again()
         assert "nvidia-cuda-cccl" in str(info.value)
-        _touch(str(tmp_path / "tk" / "include" / "cccl" / "cuda" / "std" / "type_traits"))
-        _touch(str(tmp_path / "tk" / "include" / "cccl" / "nv" / "target"))
-        assert _curand.include_dirs() == (str(inc), str(tmp_path / "tk" / "include" / "cccl"))
-        _curand.reset()
-        # the wheel's own CCCL comes first
+        assert str(inc) in str(info.value)          # where it looked
+        # the wheel's own CCCL
         _touch(str(inc / "cccl" / "cuda" / "std" / "type_traits"))
         _touch(str(inc / "cccl" / "nv" / "target"))
-        assert _curand.include_dirs() == (str(inc), str(inc / "cccl"))
+        assert again() == (str(inc), str(inc / "cccl"))
+        # a toolkit comes first, as in every NVRTC compile: its CCCL, then
+        # its curand_kernel.h too
+        tk = tmp_path / "tk" / "include"
+        _touch(str(tk / "cuda_runtime.h"))
+        _touch(str(tk / "cccl" / "cuda" / "std" / "type_traits"))
+        _touch(str(tk / "cccl" / "nv" / "target"))
+        assert again() == (str(inc), str(tk / "cccl"))
+        _touch(str(tk / "curand_kernel.h"))
+        assert again() == (str(tk), str(tk / "cccl"))
+        assert again() == _toolchain.default_includes()[:2]
+        # the CUDA 12 wheels' directories
+        for d in (inc, tk):
+            os.remove(str(d / "curand_kernel.h"))
+        _touch(str(tmp_path / "curand" / "include" / "curand_kernel.h"))
+        assert again() == (str(tmp_path / "curand" / "include"), str(tk / "cccl"))
     finally:
         _curand.reset()
+
+
+def test_curand_headers_are_among_the_default_includes():
+    from gpuarr import _toolchain
+    found = curand_headers()
+    if found is None:
+        pytest.skip("cuRAND's headers are not installed")
+    places = _toolchain.default_includes()
+    assert all(d in places for d in found)
+    first = [d for d in places
+             if os.path.isfile(os.path.join(d, "curand_kernel.h"))][0]
+    assert found[0] == first
 
 
 @pytest.mark.skipif(not _has_lib(), reason="libcurand is not installed "
@@ -603,3 +639,138 @@ def test_generators_belong_to_their_context(stand_ins, monkeypatch):
     monkeypatch.setattr(_percontext, "current_context", lambda: other)
     with pytest.raises(LogicError):
         g.fill_uniform(_Dev(np.zeros(4, np.float32)))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_launch_shape_caps_sobol_states_at_the_dimensions(kind):
+    shape = _curand_plan.launch_shape
+    sobol = not _curand_plan.KINDS[kind]["seeded"]
+    # an H200: 132 multiprocessors, kernels of 1024 threads
+    assert shape(kind, 132, 1024) == ((132, 128) if sobol else (132, 1024))
+    assert shape(kind, 16, 1024) == (16, 1024)          # 16384 fit
+    assert shape(kind, 20, 1024) == ((20, 992) if sobol else (20, 1024))
+    assert shape(kind, 1000, 1024) == ((625, 32) if sobol else (1000, 1024))
+    if not sobol:
+        return
+    for blocks in (1, 2, 7, 19, 20, 21, 132, 624, 625, 626, 5000):
+        for per_block in (1, 31, 32, 33, 100, 512, 1024):
+            b, t = shape(kind, blocks, per_block)
+            assert 1 <= b <= blocks and 1 <= t <= per_block
+            assert b * t <= _curand.DIMENSIONS
+            if blocks * per_block <= _curand.DIMENSIONS:
+                assert (b, t) == (blocks, per_block)
+            else:
+                assert t % min(32, per_block) == 0
+                # no larger whole-warp block would fit
+                assert b * (t + min(32, per_block)) > _curand.DIMENSIONS \
+                    or t == per_block
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sobol_states_on_a_132_multiprocessor_device(stand_ins, monkeypatch, kind):
+    """A fake H200: the Sobol forms get 132 blocks of 128 threads, state
+    k takes dimension k of cuRAND's tables (no dimension twice), and a
+    fill of more than 2 * 20000 values launches that shape; XORWOW and
+    MRG32k3a keep one state per thread of every multiprocessor."""
+    from gpuarr import _creation
+    log = stand_ins
+
+    class Fns(dict):
+        def __missing__(self, name):
+            return _Fn(name, log)
+
+    monkeypatch.setattr(_curand_plan, "module",
+                        lambda kind: (None, Fns(), 48, 1024, 132))
+    uploaded = []
+
+    def to_gpu(a):
+        uploaded.append(_Dev(np.array(a)))
+        return uploaded[-1]
+
+    monkeypatch.setattr(_creation, "to_gpu", to_gpu)
+    bits = 64 if kind.endswith("64") else 32
+    dt = "u%d" % (bits // 8)
+    table = np.arange(_curand.DIMENSIONS * bits, dtype=dt).reshape(-1, bits)
+    monkeypatch.setattr(_curand, "direction_vectors", lambda vs: table)
+    monkeypatch.setattr(_curand, "scramble_constants", lambda b: np.arange(
+        _curand.DIMENSIONS, dtype="u%d" % (b // 8)) * 3)
+    sobol = not _curand_plan.KINDS[kind]["seeded"]
+    g = CLASSES[kind](offset=1) if sobol else CLASSES[kind](
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)), offset=1)
+    S = g.state_count
+    assert S == g.block_count * g.generators_per_block
+    if not sobol:
+        assert (g.block_count, g.generators_per_block) == (132, 1024)
+        return
+    assert (g.block_count, g.generators_per_block) == (132, 128)
+    assert S == 16896 <= _curand.DIMENSIONS
+    assert g._state.size == S * 48
+    (name, grid, block, stream, args), = log
+    assert (name, grid, block) == ("ga_curand_init", (132, 1), (128, 1, 1))
+    assert args[1] == S
+    dv = next(u for u in uploaded if u.ptr == args[2]).host
+    np.testing.assert_array_equal(dv, table[:S])
+    assert len(np.unique(dv, axis=0)) == S
+    if kind.startswith("scrambled"):
+        sc = next(u for u in uploaded if u.ptr == args[3]).host
+        assert len(np.unique(sc)) == S
+    log.clear()
+    out = g.gen_uniform(2 * _curand.DIMENSIONS + 5, np.uint32)
+    (name, grid, block, stream, args), = log
+    assert (name, grid, block) == ("ga_curand_raw_u4", (132, 1), (128, 1, 1))
+    assert args == (g._state.ptr, out.ptr, 2 * _curand.DIMENSIONS + 5)
+
+
+class _Stream:
+    """A stand-in stream that records its synchronizations in ``log``."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def synchronize(self):
+        self.log.append(("sync", self))
+
+
+def test_temporaries_outlive_the_streams_work(stand_ins):
+    """The pool does not track streams: a call on a stream that made a
+    temporary (the C-ordered copy of a strided output, the uploaded skips
+    of a numpy array) synchronizes that stream after its last launch;
+    calls without one, or without a temporary, do not."""
+    log = stand_ins
+    g = curandom.MRG32k3aRandomNumberGenerator(
+        seed_getter=lambda n: _Dev(np.zeros(n, np.int32)))
+    s = _Stream(log)
+
+    def strided():
+        out = _Dev(np.zeros(8, np.float32))
+        out.flags = _Flags(False, False)
+        out.shape, out.size = (4,), 4
+        return out
+
+    for call in (lambda out, st: g.fill_uniform(out, stream=st),
+                 lambda out, st: g.fill_poisson(out, stream=st),
+                 lambda out, st: g.fill_log_normal(out, 0.0, 1.0, stream=st)):
+        log.clear()
+        call(strided(), s)
+        assert log[-1] == ("sync", s)
+        assert [e[0] for e in log].count("sync") == 1
+        assert log[-2][0] == "copy" and log[-3][3] is s     # launch on s
+        log.clear()
+        call(strided(), None)
+        assert all(e[0] != "sync" for e in log)
+        log.clear()
+        call(_Dev(np.zeros(4, np.float32)), s)           # contiguous: none
+        assert all(e[0] != "sync" for e in log) and log[-1][3] is s
+    n = g.state_count
+    for skip in (g.call_skip_ahead_array, g.call_skip_ahead_sequence_array,
+                 g.call_skip_ahead_subsequence_array):
+        log.clear()
+        skip(np.arange(n, dtype=np.uint64), stream=s)
+        (name, _, _, stream, args), sync = log
+        assert name.endswith("_array") and stream is s and sync == ("sync", s)
+        log.clear()
+        skip(np.arange(n, dtype=np.uint64))
+        assert len(log) == 1
+        log.clear()
+        skip(_Dev(np.arange(n, dtype=np.uint64)), stream=s)
+        assert len(log) == 1 and log[0][3] is s

@@ -233,6 +233,43 @@ def test_exact_agreement_with_curand(cur, ref_prog, kind):
                         "(case %r)" % (t, k, ours[k], ref[k], lines[ids.index(t)]))
 
 
+@pytest.mark.parametrize("kind", SOBOL)
+def test_sobol_fill_repeats_no_dimension(cur, kind):
+    """At most 20000 Sobol states (cuRAND's dimensions), state k on
+    dimension k: a fill of more than 2 * 20000 values does not repeat
+    itself 20000 elements on (PyCUDA's 135168 states on an H200 do: state
+    k + 20000 is state k again), and its first state_count values, each a
+    state's first point, are those of cuRAND's tables, all different (at
+    this offset every dimension's point differs from every other's)."""
+    from gpuarr import _curand
+    D = _curand.DIMENSIONS
+    offset = 2 ** 31 - 12345
+    g = _make(cur, kind, offset)
+    S = g.state_count
+    assert S == g.block_count * g.generators_per_block <= D
+    bits = 64 if kind.endswith("64") else 32
+    dt = np.uint64 if bits == 64 else np.uint32
+    n = 2 * D + 4099
+    x = g.gen_uniform(n, dt).get()
+    B = 4096
+    same = x[:B] == x[D:D + B]
+    assert not same.all()
+    assert same.mean() < 0.01, same.mean()
+    # point `offset` of dimension k: the direction vectors of the set bits
+    # of the Gray code of offset, XORed (onto the scramble constant)
+    vs = {"sobol32": 101, "scrambled_sobol32": 102, "sobol64": 103,
+          "scrambled_sobol64": 104}[kind]
+    v = _curand.direction_vectors(vs)[:S]
+    expect = (_curand.scramble_constants(bits)[:S].copy()
+              if kind.startswith("scrambled") else np.zeros(S, dt))
+    gray = offset ^ (offset >> 1)
+    for j in range(bits):
+        if gray >> j & 1:
+            expect ^= v[:, j]
+    np.testing.assert_array_equal(x[:S], expect)
+    assert len(np.unique(x[:S])) == S
+
+
 # ---------------------------------------------------------------------------
 # (b) statistics
 
@@ -247,10 +284,11 @@ def _moments(x):
 @pytest.mark.parametrize("kind", ALL)
 def test_statistics(cur, kind):
     # Pseudo-random: within 6 standard errors.  Sobol: every state is one
-    # dimension, holding ~31 points at this size (offset 1 leaves out each
-    # dimension's first point, 0): stratified samples whose means are close
-    # (within 3%) and whose variances fall short (31 points of the normal
-    # inverse CDF have variance 0.82): 0.7 to 1.05 of the variance.
+    # dimension, holding N / state_count points (~248 on an H200, 16896
+    # states; offset 1 leaves out each dimension's first point, 0):
+    # stratified samples whose means are close (within 3%) and whose
+    # variances fall short of the distribution's (fewer points reach the
+    # normal's tails): 0.7 to 1.05 of the variance.
     g = _make(cur, kind, offset=0 if kind in PSEUDO else 1)
     quasi = kind not in PSEUDO
     se = 1 / np.sqrt(N)
@@ -479,3 +517,34 @@ def test_pycuda_style_use_with_defaults(cur):
             h = a.get()
             assert (h == np.round(h)).all() and (h >= 0).all()
             assert abs(h.mean() - 10) < 0.5 or not stats
+
+
+@pytest.mark.parametrize("kind", ["xorwow", "scrambled_sobol32", "sobol64"])
+def test_calls_on_a_stream_with_temporaries(cur, kind):
+    """A strided fill and a numpy skip array on a stream (each through a
+    temporary from the pool, which the call waits for) give what the same
+    calls give on the default stream, and an allocation right after them
+    (which may reuse the temporary) does not disturb them."""
+    import gpuarr.driver as drv
+    import gpuarr.gpuarray as ga
+    a = _make(cur, kind, 2)
+    b = _make(cur, kind, 2)
+    s = drv.Stream()
+    S = a.state_count
+    dt = np.uint64 if kind == "sobol64" or kind in PSEUDO else np.uint32
+    skips = (np.arange(S) * 7 % 13).astype(dt)
+    n = 3 * S + 5
+    for _ in range(3):
+        base = ga.to_gpu(np.full(2 * n, 0xDEADBEEF, np.uint32))
+        a.fill_uniform(base[::2], stream=s)
+        a.call_skip_ahead_array(skips, stream=s)
+        junk = ga.to_gpu(np.full(4 * n, 0xABCDEF, np.uint32))   # reuse
+        s.synchronize()
+        ref = b.gen_uniform(n, np.uint32)
+        b.call_skip_ahead_array(skips)
+        h = base.get()
+        np.testing.assert_array_equal(h[::2], ref.get())
+        assert (h[1::2] == 0xDEADBEEF).all()
+        del junk
+    np.testing.assert_array_equal(a.gen_uniform(S, np.float32).get(),
+                                  b.gen_uniform(S, np.float32).get())
