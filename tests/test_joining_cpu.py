@@ -361,6 +361,51 @@ def test_fake_few_inputs_copy_one_by_one(fake_lib):
     """)
 
 
+def test_fake_join_on_a_stream_waits_only_for_its_temporaries(fake_lib):
+    _check(fake_lib, """
+        # the pool does not track streams: a join on a stream waits for it
+        # exactly when it made temporaries the copies read
+        s = drv.Stream()
+        hs = [rand((n, 3), "f4") for n in (2, 3, 1)]
+        ds = [gpu(h) for h in hs]
+        def syncs(fn):
+            before = fk["stream_syncs"]
+            got = fn()
+            return fk["stream_syncs"] - before, got
+        n, got = syncs(lambda: ga.concatenate(ds, stream=s))
+        assert n == 0, n                  # device inputs, copied one by one
+        same(got.get(), np.concatenate(hs))
+        n, got = syncs(lambda: ga.concatenate([ds[0], hs[1], ds[2]], stream=s))
+        assert n == 1, n                  # a host input copied to the device
+        same(got.get(), np.concatenate(hs))
+        n, got = syncs(lambda: ga.stack([hs[0], hs[0]], stream=s))
+        assert n == 1, n
+        same(got.get(), np.stack([hs[0], hs[0]]))
+        n, got = syncs(lambda: ga.concatenate(np.stack(hs[:1] * 3), stream=s))
+        assert n == 1, n                  # one host array, iterated
+        same(got.get(), np.concatenate(np.stack(hs[:1] * 3)))
+        n, got = syncs(lambda: ga.concatenate(ds, axis=None, stream=s))
+        assert n == 0, n                  # C-contiguous: views, no copies
+        same(got.get(), np.concatenate(hs, axis=None))
+        n, got = syncs(lambda: ga.concatenate(ds))
+        assert n == 0, n                  # no stream: nothing waits
+        # many inputs: the device table is a temporary
+        many = [gpu(h) for h in hs * 3]
+        n, got = syncs(lambda: ga.concatenate(many, stream=s))
+        assert n == 1, n
+        same(got.get(), np.concatenate(hs * 3))
+        # take with host values on a stream
+        h = rand((6,), "i4")
+        ih = np.array([5, 0, -1], np.int64)
+        n, got = syncs(lambda: ga.take(gpu(h), gpu(ih), stream=s, mode="clip"))
+        assert n == 0, n
+        same(got.get(), np.take(h, ih, mode="clip"))
+        n, got = syncs(lambda: ga.multi_take([h], gpu(ih), stream=s, mode="clip"))
+        assert n == 1, n
+        same(got[0].get(), np.take(h, ih, mode="clip"))
+    """)
+
+
 def test_fake_join_errors_before_any_launch(fake_lib):
     _check(fake_lib, """
         a2 = gpu(rand((2, 3), "f8"))
