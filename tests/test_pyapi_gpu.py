@@ -615,13 +615,21 @@ extern "C" __global__ void spin(long long cycles)
 """
 
 
+_SPIN_FN = {}      # context handle -> the spin kernel (its module kept)
+
+
 def stalled_stream(ms=30):
     """A non-blocking stream held up for about ``ms`` milliseconds by a
     spinning kernel: work queued on it next runs late, while the legacy
-    stream (memsets, the pool's reuse) goes on at once."""
+    stream (memsets, the pool's reuse) goes on at once.  The context is
+    synchronized first, so the inputs made before are ready."""
     from gpuarr.compiler import SourceModule
-    fn = SourceModule(_SPIN, no_extern_c=True,
-                      cache_dir=False).get_function("spin")
+    drv.Context.synchronize()
+    key = drv.Context.get_current().handle
+    fn = _SPIN_FN.get(key)
+    if fn is None:
+        fn = _SPIN_FN[key] = SourceModule(
+            _SPIN, no_extern_c=True, cache_dir=False).get_function("spin")
     khz = drv.Context.get_device().get_attribute(
         drv.device_attribute.CLOCK_RATE) or 2_000_000   # 0: not reported
     st = drv.Stream(1)              # NON_BLOCKING
