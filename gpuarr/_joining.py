@@ -33,21 +33,31 @@ _I64 = np.dtype(np.int64)
 # ---------------------------------------------------------------------------
 # helpers
 
+def _on_device(x):
+    """Whether :func:`gpuarr.asarray` takes ``x`` as it is (a GPUArray, or
+    device memory it wraps) rather than copying it from the host."""
+    return isinstance(x, GPUArray) or hasattr(x, "__cuda_array_interface__")
+
+
 def _arrays(arrays):
     """The inputs of a join as a list of GPUArrays (numpy iterates a single
-    array over its first axis)."""
+    array over its first axis), and whether any is a temporary: a device
+    copy of a host input, which must outlive the join's work on its
+    stream."""
     if isinstance(arrays, GPUArray):
-        return [arrays[k] for k in range(len(arrays))]
+        return [arrays[k] for k in range(len(arrays))], False
     if hasattr(arrays, "__cuda_array_interface__") or isinstance(
             arrays, np.ndarray):
+        made = not _on_device(arrays)
         arrays = _creation.asarray(arrays)
-        return [arrays[k] for k in range(len(arrays))]
+        return [arrays[k] for k in range(len(arrays))], made
     try:
         seq = list(arrays)
     except TypeError:
         raise TypeError("the arrays to join must be passed as a sequence "
                         "(got %s)" % type(arrays).__name__) from None
-    return [_creation.asarray(x) for x in seq]
+    return ([_creation.asarray(x) for x in seq],
+            not all(_on_device(x) for x in seq))
 
 
 def _with_shape(a, shape):
@@ -72,36 +82,44 @@ def _insert_axis(a, ax):
 
 
 def _copy_pairs(pairs, dtype, stream):
-    """Copy every (destination view, source) pair, casting to ``dtype``."""
+    """Copy every (destination view, source) pair, casting to ``dtype``;
+    whether a temporary (the device table) was made, which the caller keeps
+    until the copy on ``stream`` is done (:func:`_join` waits)."""
     if len(pairs) <= FEW_INPUTS:
         for dst, src in pairs:
             _transfer.copy_into(dst, src, stream)
-        return
+        return False
     made = _jk.copy_spec(dtype, pairs)
     if made is None:
-        return
+        return False
     spec, table = made
     fn = _jk.function(spec)
     tab = _creation.empty_c((table.size,), _I64)
     _jk.upload(table, tab.ptr, stream)
     fn.prepared_async_call(spec.grid, spec.block, stream, tab.ptr, *spec.tail)
-    if stream is not None:
-        # the table goes back to the pool on return, and the pool does not
-        # track streams: let the copy finish first
-        stream.synchronize()
+    # the table is dropped on return
+    return True
 
 
 # ---------------------------------------------------------------------------
 # joins
 
-def _join(arrs, axis, out, dtype, casting, allocator, stream):
+def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
+    """Join ``arrs`` (GPUArrays) along ``axis`` on ``stream``; ``made``:
+    whether some of them are temporaries (waited for on ``stream`` before
+    they are dropped, as every copy made here: the pool does not track
+    streams)."""
     if not arrs:
         raise ValueError("need at least one array to concatenate")
     if out is not None and dtype is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an "
                         "argument, but both were provided.")
     if axis is None:
-        arrs = [a.reshape(-1) for a in arrs]
+        flat = [a.reshape(-1) for a in arrs]
+        # a reshape that cannot be a view copies
+        made = made or any(f.size and not _layout.overlaps(f, a)
+                           for f, a in zip(flat, arrs))
+        arrs = flat
         axis = 0
     nd = arrs[0].ndim
     if nd == 0:
@@ -152,18 +170,16 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream):
     pairs = []
     off = 0
     step = out.strides[ax]
-    copied = False
     for a in arrs:
         n = a.shape[ax]
         if a.size:
             if not fresh and _layout.overlaps(a, out):
                 a = a.copy(stream=stream)
-                copied = True
+                made = True
             pairs.append((out._view(a.shape, out.strides, off * step), a))
         off += n
-    _copy_pairs(pairs, rdt, stream)
-    if copied and stream is not None:
-        stream.synchronize()     # the copies go back to the pool on return
+    made = _copy_pairs(pairs, rdt, stream) or made
+    _transfer.settle_temporaries(stream, made)
     return out
 
 
@@ -191,7 +207,11 @@ def concatenate(arrays, axis=0, allocator=None, out=None, dtype=None,
     casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}
         numpy's rule for casting the inputs to the result's dtype.
     stream : gpuarr.driver.Stream, optional
-        Where the copies run (a join of many inputs then waits for it).
+        Where the copies run.  The call waits for it when it made
+        temporaries the copies read (the table of a join of many inputs,
+        device copies of host inputs or of inputs overlapping ``out``,
+        copies ``axis=None`` flattening made), since the memory pool does
+        not track streams.
 
     Returns
     -------
@@ -215,8 +235,8 @@ def concatenate(arrays, axis=0, allocator=None, out=None, dtype=None,
     one by one; more in one kernel launch.  An input overlapping ``out``
     is copied first.
     """
-    return _join(_arrays(arrays), axis, out, dtype, casting, allocator,
-                 stream)
+    arrs, made = _arrays(arrays)
+    return _join(arrs, axis, out, dtype, casting, allocator, stream, made)
 
 
 def stack(arrays, axis=0, allocator=None, out=None, dtype=None,
@@ -246,7 +266,7 @@ def stack(arrays, axis=0, allocator=None, out=None, dtype=None,
     TypeError
         As for :func:`concatenate`.
     """
-    arrs = _arrays(arrays)
+    arrs, made = _arrays(arrays)
     if not arrs:
         raise ValueError("need at least one array to stack")
     shape = arrs[0].shape
@@ -255,7 +275,7 @@ def stack(arrays, axis=0, allocator=None, out=None, dtype=None,
             raise ValueError("all input arrays must have the same shape")
     ax = _layout.normalize_axis(axis, len(shape) + 1)
     return _join([_insert_axis(a, ax) for a in arrs], ax, out, dtype,
-                 casting, allocator, stream)
+                 casting, allocator, stream, made)
 
 
 def _atleast(a, nd):
@@ -290,9 +310,9 @@ def hstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     ValueError, TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 1) for a in _arrays(arrays)]
+    arrs = [_atleast(a, 1) for a in _arrays(arrays)[0]]
     axis = 0 if arrs and arrs[0].ndim == 1 else 1
-    return _join(arrs, axis, None, dtype, casting, allocator, None)
+    return _join(arrs, axis, None, dtype, casting, allocator, None, False)
 
 
 def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
@@ -321,8 +341,8 @@ def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 2) for a in _arrays(arrays)]
-    return _join(arrs, 0, None, dtype, casting, allocator, None)
+    arrs = [_atleast(a, 2) for a in _arrays(arrays)[0]]
+    return _join(arrs, 0, None, dtype, casting, allocator, None, False)
 
 
 def dstack(arrays, allocator=None):
@@ -349,8 +369,8 @@ def dstack(arrays, allocator=None):
     TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 3) for a in _arrays(arrays)]
-    return _join(arrs, 2, None, None, "same_kind", allocator, None)
+    arrs = [_atleast(a, 3) for a in _arrays(arrays)[0]]
+    return _join(arrs, 2, None, None, "same_kind", allocator, None, False)
 
 
 def column_stack(arrays, allocator=None):
@@ -378,11 +398,11 @@ def column_stack(arrays, allocator=None):
         As for :func:`concatenate`.
     """
     arrs = []
-    for a in _arrays(arrays):
+    for a in _arrays(arrays)[0]:
         if a.ndim < 2:
             a = _with_shape(a, (a.size, 1) if a.ndim else (1, 1))
         arrs.append(a)
-    return _join(arrs, 1, None, None, "same_kind", allocator, None)
+    return _join(arrs, 1, None, None, "same_kind", allocator, None, False)
 
 
 # ---------------------------------------------------------------------------
@@ -496,8 +516,7 @@ def _finish(outs, targets, stream, temporaries):
         if t is not o:
             _transfer.copy_into(o, t, stream)
             temporaries = True
-    if temporaries and stream is not None:
-        stream.synchronize()
+    _transfer.settle_temporaries(stream, temporaries)
 
 
 def take(a, indices, out=None, stream=None, mode="raise"):
@@ -573,7 +592,8 @@ def multi_take(arrays, indices, out=None, stream=None, mode="raise"):
     of another dtype are cast to (PyCUDA has no casting).
     """
     _check_mode(mode)
-    arrays = [_creation.asarray(a) for a in arrays]
+    given = list(arrays)
+    arrays = [_creation.asarray(a) for a in given]
     if not arrays:
         return []
     dt = arrays[0].dtype
@@ -603,7 +623,7 @@ def multi_take(arrays, indices, out=None, stream=None, mode="raise"):
     _launch("take", srcs, targets, idx, [a.size for a in srcs], None, mode,
             stream)
     _finish(out, targets, stream, idx is not indices
-            or any(x is not a for x, a in zip(srcs, arrays)))
+            or any(x is not g for x, g in zip(srcs, given)))
     return out
 
 
@@ -654,7 +674,8 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
     (numpy: the last one).
     """
     _check_mode(mode)
-    arrays = [_creation.asarray(a) for a in arrays]
+    given = list(arrays)
+    arrays = [_creation.asarray(a) for a in given]
     if not arrays:
         return []
     dt = arrays[0].dtype
@@ -688,5 +709,5 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
     _launch("put", srcs, targets, idx, [t.size for t in targets], nvals,
             mode, stream)
     _finish(out, targets, stream, idx is not indices
-            or any(x is not a for x, a in zip(srcs, arrays)))
+            or any(x is not g for x, g in zip(srcs, given)))
     return out

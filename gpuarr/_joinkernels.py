@@ -21,6 +21,8 @@ Like the other builders here, these take anything with ``ptr``, ``dtype``,
 ``shape`` and ``strides`` (bytes) and never import the array layer.
 """
 
+import threading
+
 import numpy as np
 
 from . import _dtypes, _layout, _percontext
@@ -58,9 +60,10 @@ _ROWS = {}
 
 class _State:
     """A context's kernels (by kernel key), multiprocessor count and
-    staging ring (made on first use)."""
+    staging ring (made on first use; ``lock`` guards it: threads sharing
+    the context upload through one ring)."""
 
-    __slots__ = ("kernels", "nsm", "staging", "events", "next")
+    __slots__ = ("kernels", "nsm", "staging", "events", "next", "lock")
 
     def __init__(self, nsm):
         self.kernels = {}
@@ -68,6 +71,7 @@ class _State:
         self.staging = None
         self.events = [None] * STAGING_SLOTS
         self.next = 0
+        self.lock = threading.Lock()
 
 
 def _new_state(ctx):
@@ -107,7 +111,9 @@ def upload(table, dst, stream=None):
     table goes instead through one of :data:`STAGING_SLOTS` page-locked
     slots of the context, whose previous copy is awaited (an event) before
     the slot is written again.  A table of more than :data:`STAGING_WORDS`
-    words is copied from pageable memory.
+    words is copied from pageable memory.  Thread-safe: choosing a slot,
+    waiting for it, writing it and queueing its copy happen under the
+    context's lock, so two threads never share a slot at once.
 
     Parameters
     ----------
@@ -131,20 +137,25 @@ def upload(table, dst, stream=None):
             _drv.memcpy_htod_async(dst, table, stream)
         return
     st = _state()
-    if st.staging is None:
-        st.staging = _drv.pagelocked_empty((STAGING_SLOTS, STAGING_WORDS),
-                                           np.int64)
-    k = st.next
-    st.next = (k + 1) % STAGING_SLOTS
-    ev = st.events[k]
-    if ev is None:
-        ev = st.events[k] = _drv.Event(2)        # DISABLE_TIMING
-    else:
-        ev.synchronize()
-    host = st.staging[k, :n]
-    host[:] = table.reshape(-1)
-    _drv.memcpy_htod_async(dst, host, stream)
-    ev.record(stream)
+    # Held until the copy is queued and its event recorded: a thread
+    # coming round to the slot meanwhile would otherwise wait on the
+    # event of the copy before, then overwrite the slot before this copy
+    # read it.
+    with st.lock:
+        if st.staging is None:
+            st.staging = _drv.pagelocked_empty(
+                (STAGING_SLOTS, STAGING_WORDS), np.int64)
+        k = st.next
+        st.next = (k + 1) % STAGING_SLOTS
+        ev = st.events[k]
+        if ev is None:
+            ev = st.events[k] = _drv.Event(2)        # DISABLE_TIMING
+        else:
+            ev.synchronize()
+        host = st.staging[k, :n]
+        host[:] = table.reshape(-1)
+        _drv.memcpy_htod_async(dst, host, stream)
+        ev.record(stream)
 
 
 def gather_grid(n):

@@ -31,7 +31,7 @@ convention: ``float(x)`` or ``x.get()`` read it), allocated with
 
 import numpy as np
 
-from . import _creation, _transfer, _ufunc
+from . import _creation, _layout, _transfer, _ufunc
 from . import driver as _drv
 from . import reduction as _red
 from . import reductions as _rs
@@ -64,6 +64,17 @@ def _zero(w, stream):
     return w
 
 
+def _made(x, given):
+    """Whether operand ``x`` is a temporary made from ``given`` (the
+    caller's operand): a device copy of a host array, or a copy a reshape
+    made; a view of ``given`` is not."""
+    if x is given:
+        return False
+    if isinstance(given, GPUArray):
+        return not _layout.overlaps(x, given)
+    return True
+
+
 def _empty_answer(npfn, a, kw, out):
     """numpy's answer (or error) for a reduction of an empty array."""
     r = np.asarray(npfn(np.zeros(a.shape, a.dtype), **kw))
@@ -78,6 +89,7 @@ def _reduce(op, name, a, res_dt, ct, axis, out, keepdims, stream, allocator,
             kw):
     """A reduction of ``a`` on ``stream`` into ``out`` or a new array from
     ``allocator``; numpy's shapes, errors and empty answers."""
+    given = a
     a = _rs.as_array(a)
     axes = _rs.normalize_axes(axis, len(a.shape))
     if out is None and allocator is not None:
@@ -89,6 +101,7 @@ def _reduce(op, name, a, res_dt, ct, axis, out, keepdims, stream, allocator,
         return _empty_answer(_NP[op], a, kw, out)
     w, ret = _rs.reduction_target(a, axes, out, keepdims, res_dt, name)
     _red.run_reduction(op, (a,), w, axes, ct, stream=stream)
+    _transfer.settle_temporaries(stream, _made(a, given))
     return ret
 
 
@@ -272,21 +285,29 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
     """
     if dtype is None and stream is None and allocator is None:
         return _rs.dot(a, b, out=out)
+    given = (a, b)
     a = _rs.as_array(a)
     b = _rs.as_array(b)
     res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
     if len(a.shape) == 0 or len(b.shape) == 0:
+        if out is not None:
+            # before any launch: an error then drops no temporary in use
+            _check_out(out, b.shape if len(a.shape) == 0 else a.shape, res)
         if dtype is not None:
             # computed in ``dtype``, as the vector products are
             a = a.astype(res, stream=stream)
             b = b.astype(res, stream=stream)
         r = _ufunc.apply("multiply", (a, b), None, stream)
+        made = _made(a, given[0]) or _made(b, given[1])
         if r.dtype != res:
             r = r.astype(res, stream=stream)
+            made = True
         if out is None:
+            _transfer.settle_temporaries(stream, made)
             return r
-        _check_out(out, r.shape, res)
         _transfer.copy_into(out, r, stream)
+        # r and the casts are dropped on return
+        _transfer.settle_temporaries(stream, True)
         return out
     if len(b.shape) != 1:
         raise NotImplementedError(
@@ -306,6 +327,9 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
     bb = GPUArray(a.shape, b.dtype, gpudata=b.ptr,
                   strides=(0,) * (nd - 1) + (b.strides[0],), base=b)
     _red.run_reduction("dot", (a, bb), w, (nd - 1,), res, stream=stream)
+    # host operands were copied to the device
+    _transfer.settle_temporaries(stream, _made(a, given[0])
+                                 or _made(b, given[1]))
     return w
 
 
@@ -334,6 +358,7 @@ def vdot(a, b, dtype=None, stream=None, allocator=None):
     """
     if dtype is None and stream is None and allocator is None:
         return _rs.vdot(a, b)
+    given = (a, b)
     a = _rs.as_array(a)
     b = _rs.as_array(b)
     if a.size != b.size:
@@ -344,10 +369,13 @@ def vdot(a, b, dtype=None, stream=None, allocator=None):
     if a.size == 0:
         return _zero(w, stream)
     if a.shape != b.shape:
+        # views when the layouts allow, else copies
         a = a.reshape(-1)
         b = b.reshape(-1)
     _red.run_reduction("vdot", (a, b), w, tuple(range(len(a.shape))), res,
                        stream=stream)
+    _transfer.settle_temporaries(stream, _made(a, given[0])
+                                 or _made(b, given[1]))
     return w
 
 
@@ -355,8 +383,10 @@ def vdot(a, b, dtype=None, stream=None, allocator=None):
 # reductions over a[subset]
 
 
-def _subset(op, subset, arrays, res, ct, stream, allocator, mode):
-    """Reduce ``arrays[k][subset]`` into a new 0-d ``res`` array."""
+def _subset(op, subset, arrays, res, ct, stream, allocator, mode, given):
+    """Reduce ``arrays[k][subset]`` into a new 0-d ``res`` array
+    (``arrays``: the caller's operands ``given`` made arrays)."""
+    given = [subset] + list(given)
     subset = _rs.as_array(subset)
     arrays = [_rs.as_array(x) for x in arrays]
     if subset.dtype.kind == "b":
@@ -390,6 +420,8 @@ def _subset(op, subset, arrays, res, ct, stream, allocator, mode):
         _check_bounds(subset, arrays, stream)
     w = _new((), res, allocator)
     _red.run_subset_reduction(op, subset, arrays, w, ct, mode, stream)
+    _transfer.settle_temporaries(stream, any(
+        _made(x, g) for x, g in zip([subset] + arrays, given)))
     return w
 
 
@@ -457,10 +489,10 @@ def subset_sum(subset, a, dtype=None, stream=None, allocator=None, *,
     ValueError
         For an ``a`` that is not 1-D, or an unknown ``mode``.
     """
-    a = _rs.as_array(a)
-    res = _rs.result_dtype("sum", a.dtype, dtype, False)
-    return _subset("subset_sum", subset, (a,), res, res, stream, allocator,
-                   mode)
+    x = _rs.as_array(a)
+    res = _rs.result_dtype("sum", x.dtype, dtype, False)
+    return _subset("subset_sum", subset, (x,), res, res, stream, allocator,
+                   mode, (a,))
 
 
 def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None, *,
@@ -492,11 +524,11 @@ def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None, *,
     IndexError, TypeError, ValueError
         As :func:`subset_sum`.
     """
-    a = _rs.as_array(a)
-    b = _rs.as_array(b)
-    res = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
-    return _subset("subset_dot", subset, (a, b), res, res, stream, allocator,
-                   mode)
+    x = _rs.as_array(a)
+    y = _rs.as_array(b)
+    res = np.result_type(x.dtype, y.dtype) if dtype is None else np.dtype(dtype)
+    return _subset("subset_dot", subset, (x, y), res, res, stream, allocator,
+                   mode, (a, b))
 
 
 def subset_max(subset, a, stream=None, *, mode="raise"):
@@ -525,17 +557,17 @@ def subset_max(subset, a, stream=None, *, mode="raise"):
     IndexError, TypeError
         As :func:`subset_sum`.
     """
-    a = _rs.as_array(a)
-    return _subset("subset_max", subset, (a,), a.dtype, a.dtype, stream, None,
-                   mode)
+    x = _rs.as_array(a)
+    return _subset("subset_max", subset, (x,), x.dtype, x.dtype, stream, None,
+                   mode, (a,))
 
 
 def subset_min(subset, a, stream=None, *, mode="raise"):
     """``min(a[subset])`` in one pass (PyCUDA's ``gpuarray.subset_min``);
     see :func:`subset_max`."""
-    a = _rs.as_array(a)
-    return _subset("subset_min", subset, (a,), a.dtype, a.dtype, stream, None,
-                   mode)
+    x = _rs.as_array(a)
+    return _subset("subset_min", subset, (x,), x.dtype, x.dtype, stream, None,
+                   mode, (a,))
 
 
 for _f in (subset_sum, subset_dot, subset_max):

@@ -16,7 +16,7 @@ from . import elementwise as _ew
 from ._array import GPUArray
 
 __all__ = ["get", "set", "copy", "astype", "fill", "assign", "copy_into",
-           "copy_order"]
+           "copy_order", "settle_temporaries"]
 
 
 def get(a, ary=None, pagelocked=False, async_=False, stream=None):
@@ -148,6 +148,27 @@ def copy_into(out, src, stream=None):
             _drv.memcpy_dtod_async(out.ptr, src.ptr, out.nbytes, stream)
         return
     _ew.run_elementwise("copy", [out], [src], stream=stream)
+
+
+def settle_temporaries(stream, made):
+    """Wait for ``stream`` before a caller drops temporaries it made for
+    work queued there.
+
+    The memory pool does not track streams: a temporary dropped while a
+    kernel or copy on ``stream`` still reads or writes it can be handed to
+    the next allocation (and written) at once.  Without a stream (the
+    legacy default stream, which orders later work after it) nothing
+    waits, as everywhere in gpuarr.
+
+    Parameters
+    ----------
+    stream : gpuarr.driver.Stream or None
+        Where the work that uses the temporaries was queued.
+    made : bool
+        Whether any temporary was made; when False nothing waits.
+    """
+    if made and stream is not None:
+        stream.synchronize()
 
 
 # ---------------------------------------------------------------------------

@@ -323,6 +323,74 @@ def test_fake_concatenate_many_inputs_one_launch(fake_lib):
     """)
 
 
+def test_fake_staging_ring_is_shared_safely_by_threads(fake_lib):
+    _check(fake_lib, """
+        import threading, time
+        # The ring's events, watched: a slot is "held" from the wait for its
+        # last copy until the new copy's event is recorded; a second thread
+        # waiting on a held slot is a clash.  One thread dawdles while it
+        # holds a slot, so that the others come round to it.
+        CLASH, SLOW = [], []
+        class WatchedEvent:
+            def __init__(self, flags):
+                self.ev, self.owner = drv.Event(flags), None
+            def synchronize(self):
+                me = threading.get_ident()
+                if self.owner not in (None, me):
+                    CLASH.append((self.owner, me))
+                self.owner = me
+                if me in SLOW:
+                    time.sleep(0.02)
+                self.ev.synchronize()
+            def record(self, stream=None):
+                self.owner = None
+                self.ev.record(stream)
+        class Driver:                 # what jk sees of gpuarr.driver
+            Event = WatchedEvent
+            def __getattr__(self, name):
+                return getattr(drv, name)
+        jk._drv = Driver()
+        ctx = drv.Context.get_current()
+        words = 300
+        dev = drv.mem_alloc(8 * words)
+        for k in range(jk.STAGING_SLOTS):     # every slot has its event
+            jk.upload(np.arange(words, dtype=np.int64), dev)
+        BAD, ERR = [], []
+        def worker(tid, count, slow):
+            try:
+                ctx.push()
+                if slow:
+                    SLOW.append(threading.get_ident())
+                s = drv.Stream()
+                mine = drv.mem_alloc(8 * words)
+                for j in range(count):
+                    table = np.full(words, tid * 1000 + j, np.int64)
+                    table[::7] = -tid
+                    jk.upload(table, mine, s)
+                    s.synchronize()
+                    back = np.empty(words, np.int64)
+                    drv.memcpy_dtoh(back, mine)
+                    if not np.array_equal(back, table):
+                        BAD.append((tid, j))
+                del mine, s
+                drv.Context.pop()
+            except BaseException as e:
+                ERR.append(repr(e))
+        ts = [threading.Thread(target=worker, args=(0, 4, True))]
+        ts += [threading.Thread(target=worker, args=(t, 40, False))
+               for t in range(1, 4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert not ERR, ERR
+        assert not CLASH, CLASH[:5]
+        assert not BAD, BAD[:5]
+        assert jk._state().next == (jk.STAGING_SLOTS + 4 + 3 * 40) % jk.STAGING_SLOTS
+        del dev
+    """)
+
+
 def test_fake_stacks_match_numpy(fake_lib):
     _check(fake_lib, """
         J.FEW_INPUTS = 0           # every join through the (emulated) kernel
@@ -358,6 +426,51 @@ def test_fake_few_inputs_copy_one_by_one(fake_lib):
         before = copies()
         e = ga.concatenate([gpu(np.zeros((0, 3))), gpu(np.zeros((0, 3), "f4"))])
         assert e.shape == (0, 3) and e.dtype == np.float64 and copies() == before
+    """)
+
+
+def test_fake_join_on_a_stream_waits_only_for_its_temporaries(fake_lib):
+    _check(fake_lib, """
+        # the pool does not track streams: a join on a stream waits for it
+        # exactly when it made temporaries the copies read
+        s = drv.Stream()
+        hs = [rand((n, 3), "f4") for n in (2, 3, 1)]
+        ds = [gpu(h) for h in hs]
+        def syncs(fn):
+            before = fk["stream_syncs"]
+            got = fn()
+            return fk["stream_syncs"] - before, got
+        n, got = syncs(lambda: ga.concatenate(ds, stream=s))
+        assert n == 0, n                  # device inputs, copied one by one
+        same(got.get(), np.concatenate(hs))
+        n, got = syncs(lambda: ga.concatenate([ds[0], hs[1], ds[2]], stream=s))
+        assert n == 1, n                  # a host input copied to the device
+        same(got.get(), np.concatenate(hs))
+        n, got = syncs(lambda: ga.stack([hs[0], hs[0]], stream=s))
+        assert n == 1, n
+        same(got.get(), np.stack([hs[0], hs[0]]))
+        n, got = syncs(lambda: ga.concatenate(np.stack(hs[:1] * 3), stream=s))
+        assert n == 1, n                  # one host array, iterated
+        same(got.get(), np.concatenate(np.stack(hs[:1] * 3)))
+        n, got = syncs(lambda: ga.concatenate(ds, axis=None, stream=s))
+        assert n == 0, n                  # C-contiguous: views, no copies
+        same(got.get(), np.concatenate(hs, axis=None))
+        n, got = syncs(lambda: ga.concatenate(ds))
+        assert n == 0, n                  # no stream: nothing waits
+        # many inputs: the device table is a temporary
+        many = [gpu(h) for h in hs * 3]
+        n, got = syncs(lambda: ga.concatenate(many, stream=s))
+        assert n == 1, n
+        same(got.get(), np.concatenate(hs * 3))
+        # take with host values on a stream
+        h = rand((6,), "i4")
+        ih = np.array([5, 0, -1], np.int64)
+        n, got = syncs(lambda: ga.take(gpu(h), gpu(ih), stream=s, mode="clip"))
+        assert n == 0, n
+        same(got.get(), np.take(h, ih, mode="clip"))
+        n, got = syncs(lambda: ga.multi_take([h], gpu(ih), stream=s, mode="clip"))
+        assert n == 1, n
+        same(got[0].get(), np.take(h, ih, mode="clip"))
     """)
 
 

@@ -16,6 +16,8 @@ import gpuarr
 import gpuarr.driver as drv
 from gpuarr import _joining
 
+from test_pyapi_gpu import scribble_freed, stalled_stream
+
 pytestmark = pytest.mark.gpu
 
 ALL = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
@@ -224,6 +226,43 @@ def test_concatenate_on_a_stream():
         got = gpuarr.concatenate(devs, axis=1, stream=s)
         s.synchronize()
         same(got, np.concatenate(hosts, axis=1))
+
+
+def test_join_temporaries_outlive_the_stream_work():
+    # host inputs' device copies, axis=None's flattening copies and a
+    # take's host values are given back only after the stream's work
+    # (a stalled non-blocking stream; freed blocks are scribbled at once)
+    h = [rand((40, 30), np.float64) for _ in range(3)]
+    d1 = gpuarr.to_gpu(h[1])
+    st = stalled_stream()
+    got = gpuarr.concatenate([h[0], d1, h[2]], stream=st)
+    keep = scribble_freed([h[0].nbytes])
+    st.synchronize()
+    same(got, np.concatenate(h))
+    del keep
+    big = rand((40, 60), np.float32)
+    dv = gpuarr.to_gpu(big)[:, ::2]          # its reshape(-1) copies
+    st = stalled_stream()
+    got = gpuarr.concatenate([dv, dv], axis=None, stream=st)
+    keep = scribble_freed([40 * 30 * 4])
+    st.synchronize()
+    same(got, np.concatenate([big[:, ::2]] * 2, axis=None))
+    del keep
+    hs = [rand((7, 3), np.int32) for _ in range(MANY)]
+    st = stalled_stream()
+    got = gpuarr.stack(hs, axis=1, stream=st)
+    keep = scribble_freed([7 * 3 * 4], MANY)
+    st.synchronize()
+    same(got, np.stack(hs, axis=1))
+    del keep
+    v = rand((500,), np.int16)
+    idx = gpuarr.to_gpu(_indices(300, 500, np.int32))
+    st = stalled_stream()
+    got = gpuarr.multi_take([v], idx, stream=st, mode="wrap")
+    keep = scribble_freed([v.nbytes])
+    st.synchronize()
+    same(got[0], np.take(v, idx.get(), mode="wrap"))
+    del keep
 
 
 def test_concatenate_back_to_back_through_the_staging_ring():

@@ -212,8 +212,26 @@ def test_subset_specs_render_each_index_rule():
     assert sp.chars.startswith("PPPP")      # out, subset, a, b
     assert _subset_spec("subset_sum", "i4", ["f4"]).kkey != \
         _subset_spec("subset_sum", "i4", ["f4"], mode="wrap").kkey
-    a = _subset_spec("subset_max", "i2", ["c16"]).source()
-    assert a == _subset_spec("subset_max", "i2", ["c16"]).source()
+    # complex128 gathered through int16 indices: the types, numpy's
+    # lexicographic max with NaN first and its identity (-inf, -inf)
+    sp = _subset_spec("subset_max", "i2", ["c16"])
+    src = sp.source()
+    assert "const ga_complex<double> *__restrict__ ga_g0" in src
+    assert "short x0" in src
+    assert "ga_complex<double>(ga_ninf_d(), ga_ninf_d())" in src
+    assert "if (ga_isnan_r(a)) return a; if (ga_isnan_r(b)) return b;" in src
+    assert sp.tail[-2:] == (1, 77)          # element stride, length
+    # the source and key depend on dtypes, layout class and mode, not on
+    # where the arrays are (one compiled kernel for every address)
+    def at(base):
+        return R.reduce_spec(
+            "subset_max", [FakeArray("i2", (4099,), ptr=base)],
+            FakeArray("c16", (), ptr=base + 4096), (0,), np.dtype("c16"),
+            None, 132, gathers=[FakeArray("c16", (77,), ptr=base + 8192)],
+            index_mode="raise")
+    one, other = at(1 << 24), at(7 << 32)
+    assert one.source() == other.source() and one.kkey == other.kkey
+    assert src == one.source()
 
 
 def test_subset_spec_refuses_wrong_gathers():
@@ -455,15 +473,20 @@ def test_methods_on_the_fake(fake_lib):
         g = ga.GPUArray((5,), np.float32, allocator=alloc)
         g._new_like_me(np.float64)
         assert used == [20, 40]
-        # splay and _grid/_block
-        for n in (0, 1, 31, 32, 1000, 10 ** 6, 10 ** 9):
-            grid, block = ga.splay(n)
-            assert len(grid) == 2 and len(block) == 3 and grid[1] == 1
-            assert block[0] % 32 == 0 and 32 <= block[0] <= 128
-            if n:
-                assert grid[0] * block[0] >= min(n, grid[0] * 128)
-        assert ga.splay(10 ** 9) == ga.splay(10 ** 9, drv.Context.get_device())
-        assert a._grid == ga.splay(12)[0] and a._block == ga.splay(12)[1]
+        # splay and _grid/_block through the driver's attributes: the fake
+        # device has 132 SMs of 32 blocks, a cap of 4 * 32 * 132 = 16896
+        # blocks; 32-thread blocks up to 16896 * 32 elements, then wider
+        # blocks (ceil(n / 32 / 16896) warps, at most 4)
+        want = {0: (1, 32), 1: (1, 32), 31: (1, 32), 32: (1, 32),
+                33: (2, 32), 1000: (32, 32), 540672: (16896, 32),
+                540673: (16896, 64), 10 ** 6: (16896, 64),
+                2000000: (16896, 128), 10 ** 9: (16896, 128)}
+        for n, (blocks, threads) in want.items():
+            assert ga.splay(n) == ((blocks, 1), (threads, 1, 1)), (n, ga.splay(n))
+        assert ga.splay(10 ** 6, drv.Context.get_device()) == ((16896, 1), (64, 1, 1))
+        assert a.size == 12 and a._grid == (1, 1) and a._block == (32, 1, 1)
+        b = ga.GPUArray((1000, 1000), np.int8)
+        assert b._grid == (16896, 1) and b._block == (64, 1, 1)
         st.synchronize()
     """)
 

@@ -601,3 +601,111 @@ def test_ldexp(mant):
     check(cumath.ldexp(d[1, 2], 4), np.ldexp(h[1, 2], 4))
     check(cumath.ldexp(d[:0], ga.zeros((0, 11), np.int32)),
           np.ldexp(h[:0], np.zeros((0, 11), np.int32)))
+
+
+# ---------------------------------------------------------------------------
+# temporaries made for work on a stream live until that work is done
+
+_SPIN = r"""
+extern "C" __global__ void spin(long long cycles)
+{
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) { }
+}
+"""
+
+
+_SPIN_FN = {}      # context handle -> the spin kernel (its module kept)
+
+
+def stalled_stream(ms=30):
+    """A non-blocking stream held up for about ``ms`` milliseconds by a
+    spinning kernel: work queued on it next runs late, while the legacy
+    stream (memsets, the pool's reuse) goes on at once.  The context is
+    synchronized first, so the inputs made before are ready."""
+    from gpuarr.compiler import SourceModule
+    drv.Context.synchronize()
+    key = drv.Context.get_current().handle
+    fn = _SPIN_FN.get(key)
+    if fn is None:
+        fn = _SPIN_FN[key] = SourceModule(
+            _SPIN, no_extern_c=True, cache_dir=False).get_function("spin")
+    khz = drv.Context.get_device().get_attribute(
+        drv.device_attribute.CLOCK_RATE) or 2_000_000   # 0: not reported
+    st = drv.Stream(1)              # NON_BLOCKING
+    fn(np.int64(khz * ms), block=(1, 1, 1), grid=(1, 1), stream=st)
+    return st
+
+
+def scribble_freed(sizes, copies=4):
+    """Take the pool's free blocks of each byte size in ``sizes`` (up to
+    ``copies`` of each) and fill them with 0xFF bytes on the legacy stream
+    (NaN for floats): a temporary given back while work on a stalled
+    stream still reads it is overwritten.  Returns the blocks (keep them
+    until the stream is done)."""
+    from gpuarr.tools import default_pool
+    pool = default_pool()
+    blocks = []
+    for n in sizes:
+        for _ in range(copies):
+            b = pool.allocate(n)
+            drv.memset_d8(b.ptr, 0xFF, n)
+            blocks.append(b)
+    return blocks
+
+
+def test_reduction_temporaries_outlive_the_stream_work():
+    n = 48 * 64                     # 24 KiB of float64: the pool keeps it
+    big = rand((64, 96), np.float64)
+    x = big[:, ::2]                 # reshape(-1) of its GPUArray copies
+    dx = ga.to_gpu(big)[:, ::2]
+    y = rand((n,), np.float64)
+    dy = ga.to_gpu(y)
+    tol = 1e-12 * (np.abs(x).sum() * np.abs(y).max() + 1)
+
+    # vdot of operands of two shapes: a's reshape(-1) is a copy
+    st = stalled_stream()
+    got = ga.vdot(dx, dy, None, st)
+    keep = scribble_freed([n * 8])
+    st.synchronize()
+    check_close(got.get(), np.asarray(np.vdot(x.reshape(-1), y)), atol=tol)
+    del keep
+
+    # dot of a host vector: its device copy
+    st = stalled_stream()
+    got = ga.dot(y, dy, None, st)
+    keep = scribble_freed([n * 8])
+    st.synchronize()
+    check_close(got.get(), np.asarray(np.dot(y, y)),
+                atol=1e-12 * (np.dot(y, y) + 1))
+    del keep
+
+    # 0-d dot with dtype= and out=: the casts and the product
+    s32 = rand((), np.float32)
+    y32 = rand((n,), np.float32)
+    out = poisoned((n,), np.float64)
+    ds32, dy32 = ga.to_gpu(s32), ga.to_gpu(y32)
+    st = stalled_stream()
+    r = ga.dot(ds32, dy32, np.float64, st, out=out)
+    keep = scribble_freed([8, n * 8])
+    st.synchronize()
+    assert r is out
+    check(out, np.float64(s32) * y32.astype(np.float64))
+    del keep
+
+    # sum and subset_sum of host arrays
+    st = stalled_stream()
+    got = ga.sum(y, None, st)
+    keep = scribble_freed([n * 8])
+    st.synchronize()
+    check_close(got.get(), np.asarray(y.sum()),
+                atol=1e-12 * (np.abs(y).sum() + 1))
+    del keep
+    idx = indices((1000,), n, np.int64)
+    st = stalled_stream()
+    got = ga.subset_sum(idx, y, stream=st, mode="wrap")
+    keep = scribble_freed([n * 8, 1000 * 8])
+    st.synchronize()
+    check_close(got.get(), np.asarray(y[idx].sum()),
+                atol=1e-12 * (np.abs(y[idx]).sum() + 1))
+    del keep
