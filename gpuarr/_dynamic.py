@@ -141,11 +141,14 @@ class DynamicModule:
         As for :class:`gpuarr.compiler.SourceModule`; used by
         :meth:`add_source`. ``arch`` defaults to the current device's.
     link_options : list of (jit_option, int), optional
-        Options of the link (``cuLinkCreate``).
+        Options of the link (``cuLinkCreate``). When nvJitLink links, they
+        become its flags (:func:`gpuarr._nvjitlink.link_flags` lists those
+        it has); an option it lacks raises ``ValueError``, also under
+        ``linker="auto"``: pass ``linker="driver"`` for it.
     message_handler : callable, optional
         ``message_handler(succeeded, info_log, error_log)`` after linking.
     log_verbose : bool, optional
-        A verbose link log.
+        A verbose link log (nvJitLink: ``-verbose``).
     cuda_libdir : str, optional
         Where :meth:`add_stdlib` looks first.
     linker : {"auto", "driver", "nvjitlink"}, optional
@@ -161,7 +164,12 @@ class DynamicModule:
     gpuarr._errors.InvalidContextError
         No current context.
     ValueError
-        An unknown ``linker``, or ``"nvjitlink"`` where none is installed.
+        An unknown ``linker``, ``"nvjitlink"`` where none is installed, or
+        a link option nvJitLink lacks when it links.
+    TypeError
+        ``link_options`` holds something other than ``(jit_option, int)``
+        pairs (checked when nvJitLink links; the driver's Linker checks
+        its own).
 
     Notes
     -----
@@ -181,7 +189,15 @@ class DynamicModule:
         target = arch if arch is not None else (code or "sm_%d%d" % (major, minor))
         jit = self._nvjitlink(linker, nvcc)
         if jit is not None:
-            self.linker = _nvjitlink.NvJitLinker(jit, target, message_handler)
+            try:
+                flags = _nvjitlink.link_flags(link_options, log_verbose)
+            except ValueError as exc:
+                if linker == "auto":
+                    exc.args = ("%s (linker='auto' chose nvJitLink %d.%d)"
+                                % (exc.args[0], jit.version[0], jit.version[1]),)
+                raise
+            self.linker = _nvjitlink.NvJitLinker(jit, target, message_handler,
+                                                 flags)
             self.linked_by = "nvjitlink"
         else:
             self.linker = driver.Linker(message_handler, link_options, log_verbose)

@@ -291,3 +291,95 @@ def test_nvjitlink_links_parent_child_with_cudadevrt(monkeypatch, tmp_path):
     with pytest.raises(Exception, match="nvJitLinkComplete") as info:
         lk.complete()
     assert "link log" in str(info.value)
+
+
+# ------------------------------------------- link options under nvJitLink
+
+def test_link_flags_translate_and_refuse():
+    from gpuarr import _enums, _nvjitlink
+    J = _enums.JIT_OPTION
+    flags = _nvjitlink.link_flags(
+        [(J["MAX_REGISTERS"], 40), (J["OPTIMIZATION_LEVEL"], 4),
+         (J["GENERATE_DEBUG_INFO"], 0), (J["GENERATE_LINE_INFO"], 1),
+         (J["FTZ"], 1), (J["PREC_DIV"], 0), (J["LOG_VERBOSE"], 1),
+         (J["SPLIT_COMPILE"], 2)], log_verbose=True)
+    assert flags == ["-verbose", "-maxrregcount=40", "-O3", "-lineinfo",
+                     "-ftz=true", "-prec-div=false", "-split-compile=2"]
+    assert _nvjitlink.link_flags(None, False) == []
+    for name in ("TARGET", "WALL_TIME", "CACHE_MODE", "THREADS_PER_BLOCK"):
+        with pytest.raises(ValueError, match="no nvJitLink equivalent.*"
+                                             "linker='driver'"):
+            _nvjitlink.link_flags([(J[name], 1)])
+    for bad in ([J["FTZ"]], [(J["FTZ"], 1.5)], [("FTZ", 1)], [(J["FTZ"], 1, 2)]):
+        with pytest.raises(TypeError, match="pairs"):
+            _nvjitlink.link_flags(bad)
+    with pytest.raises(ValueError, match="negative"):
+        _nvjitlink.link_flags([(J["MAX_REGISTERS"], -1)])
+    assert _nvjitlink.link_flags([(J["OPTIMIZATION_LEVEL"], 0)]) == ["-O0"]
+    for level in (1, 2):
+        with pytest.raises(ValueError, match="0 and 3"):
+            _nvjitlink.link_flags([(J["OPTIMIZATION_LEVEL"], level)])
+
+
+def test_real_nvjitlink_accepts_translated_flags(monkeypatch):
+    site = _nvjitlink_site()
+    if site is None:
+        pytest.skip("no nvJitLink here (pip install nvidia-nvjitlink)")
+    from gpuarr import _enums, _nvjitlink
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [site])
+    monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [])
+    monkeypatch.setattr(_nvjitlink, "_memo", {})
+    jit = _nvjitlink.load()
+    J = _enums.JIT_OPTION
+    every = [(J[name], 0 if name == "OPTIMIZATION_LEVEL" else 1)  # -g wants -O0
+             for _, (name, _) in sorted(_nvjitlink._FLAG_OPTIONS.items())]
+    flags = _nvjitlink.link_flags(every, log_verbose=True)
+    assert len(flags) == len(every)
+    _nvjitlink.NvJitLinker(jit, "sm_90", None, flags)   # nvJitLinkCreate takes them
+    _nvjitlink.NvJitLinker(jit, "sm_90", None, _nvjitlink.link_flags(
+        [(J["OPTIMIZATION_LEVEL"], 4), (J["MAX_REGISTERS"], 64)]))
+    with pytest.raises(Exception, match="nvJitLinkCreate"):
+        _nvjitlink.NvJitLinker(jit, "sm_90", None, ["-no-such-flag"])
+
+
+def test_dynamic_module_passes_link_options_to_nvjitlink(fake_lib):
+    check(fake_lib, """
+        from gpuarr import _nvjitlink
+        made = []
+        class FakeJit:
+            version = (99, 0)
+            path = "/fake/libnvJitLink.so"
+        class Recorder:
+            def __init__(self, lib, arch, handler=None, options=()):
+                made.append((arch, list(options)))
+        _nvjitlink.load = lambda path=None: FakeJit
+        _nvjitlink.NvJitLinker = Recorder
+        J = drv.jit_option
+        m = compiler.DynamicModule(
+            link_options=[(J.MAX_REGISTERS, 32), (J.GENERATE_LINE_INFO, 1)],
+            log_verbose=True, linker="nvjitlink", arch="sm_90")
+        assert m.linked_by == "nvjitlink"
+        assert made == [("sm_90", ["-verbose", "-maxrregcount=32",
+                                   "-lineinfo"])], made
+        for linker in ("nvjitlink", "auto"):
+            try:
+                compiler.DynamicModule(link_options=[(J.WALL_TIME, 0)],
+                                       linker=linker, arch="sm_90")
+            except ValueError as e:
+                assert "WALL_TIME" in str(e) and "linker='driver'" in str(e), e
+                assert ("linker='auto' chose nvJitLink 99.0" in str(e)) == (
+                    linker == "auto"), e
+            else:
+                raise AssertionError("option dropped under %s" % linker)
+        try:
+            compiler.DynamicModule(link_options=[J.FTZ], linker="nvjitlink")
+        except TypeError as e:
+            assert "pairs" in str(e)
+        else:
+            raise AssertionError("no TypeError")
+        assert len(made) == 1
+        # the driver's Linker still takes what nvJitLink lacks
+        m = compiler.DynamicModule(link_options=[(J.WALL_TIME, 0)],
+                                   linker="driver")
+        assert m.linked_by == "driver"
+    """)
