@@ -222,23 +222,38 @@ class DynamicModule:
                              "got %r" % (linker,))
         if linker == "driver":
             return None
+        import warnings
+        from . import _nvrtc
+        from ._errors import Error
         jit = _nvjitlink.load()
-        if linker == "nvjitlink":
-            if jit is None:
-                raise ValueError("linker='nvjitlink' but nvJitLink was not found "
-                                 "(`pip install nvidia-nvjitlink`)")
-            return jit
         if jit is None:
+            why = _nvjitlink.load_error()
+            if linker == "nvjitlink":
+                raise ValueError("linker='nvjitlink' but nvJitLink was %s" % why)
+            if why is not None and why.startswith("found"):
+                warnings.warn("linker='auto': nvJitLink was %s; the driver "
+                              "links" % why, _toolchain.CompilerWarning,
+                              stacklevel=4)
             return None
+        if linker == "nvjitlink":
+            return jit
         try:
-            from . import _nvrtc
             name, path = compiler.find_compiler(nvcc=nvcc)
-            if name != "nvrtc":
-                return None          # nvcc's version: not known without running it
-            if _nvrtc.load(path).version > jit.version:
-                return None          # an older nvJitLink cannot read the code
-        except Exception:
+        except _nvrtc.CompilerNotFoundError:
+            return None              # add_source will say so; data links anyway
+        if name != "nvrtc":
+            return None              # nvcc's version: not known without running it
+        try:
+            version = _nvrtc.load(path).version
+        except (OSError, Error) as exc:
+            warnings.warn("linker='auto': NVRTC at %s could not be loaded to "
+                          "compare its version with nvJitLink %d.%d (%s); the "
+                          "driver links" % (path, jit.version[0], jit.version[1],
+                                            exc),
+                          _toolchain.CompilerWarning, stacklevel=4)
             return None
+        if version > jit.version:
+            return None              # an older nvJitLink cannot read the code
         return jit
 
     def _check_open(self):

@@ -15,7 +15,7 @@ import os
 from . import _toolchain
 from ._errors import LogicError
 
-__all__ = ["find_library", "load", "NvJitLinker", "INPUT_TYPES",
+__all__ = ["find_library", "load", "load_error", "NvJitLinker", "INPUT_TYPES",
            "link_flags"]
 
 #: CUjitInputType (the driver's, gpuarr.driver.jit_input_type) ->
@@ -167,16 +167,29 @@ class _Lib:
 
 def load(path=None):
     """The loaded nvJitLink (once per process), or None when there is none
-    or it cannot be loaded."""
+    or it cannot be loaded (:func:`load_error` tells why)."""
     path = path or find_library()
     if path is None:
         return None
     if path not in _memo:
         try:
             _memo[path] = _Lib(path)
-        except (OSError, AttributeError):
+        except (OSError, AttributeError) as e:
+            # AttributeError: a library without an nvJitLink entry point
             _memo[path] = None
+            _memo[("error", path)] = "%s: %s" % (type(e).__name__, e)
     return _memo[path]
+
+
+def load_error(path=None):
+    """Why :func:`load` gave None: ``"not found"`` when there is no
+    nvJitLink, else the path and the loader's error; None when it loaded
+    (or was not tried yet)."""
+    path = path or find_library()
+    if path is None:
+        return "not found (`pip install nvidia-nvjitlink`)"
+    why = _memo.get(("error", path))
+    return None if why is None else "found at %s but not loadable (%s)" % (path, why)
 
 
 class NvJitLinker:

@@ -383,3 +383,56 @@ def test_dynamic_module_passes_link_options_to_nvjitlink(fake_lib):
                                    linker="driver")
         assert m.linked_by == "driver"
     """)
+
+
+def test_unloadable_nvjitlink_keeps_the_reason(tmp_path, monkeypatch):
+    from gpuarr import _nvjitlink
+    bogus = tmp_path / "libnvJitLink.so.13"
+    bogus.write_text("not a shared library")
+    monkeypatch.setattr(_nvjitlink, "_memo", {})
+    assert _nvjitlink.load(str(bogus)) is None
+    why = _nvjitlink.load_error(str(bogus))
+    assert why.startswith("found at %s" % bogus) and "OSError" in why, why
+    monkeypatch.setattr(_nvjitlink, "find_library", lambda: None)
+    assert "not found" in _nvjitlink.load_error()
+
+
+def test_dynamic_module_reports_why_nvjitlink_is_not_used(fake_lib, tmp_path):
+    bogus = tmp_path / "libnvJitLink.so.13"
+    bogus.write_text("not a shared library")
+    check(fake_lib, """
+        import warnings
+        from gpuarr import _nvjitlink, _toolchain
+        _nvjitlink.find_library = lambda: %r
+        try:
+            compiler.DynamicModule(linker="nvjitlink")
+        except ValueError as e:
+            assert "not loadable" in str(e) and %r in str(e), e
+        else:
+            raise AssertionError("no ValueError")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = compiler.DynamicModule(linker="auto")
+        assert m.linked_by == "driver"
+        msgs = [str(x.message) for x in w
+                if issubclass(x.category, _toolchain.CompilerWarning)]
+        assert len(msgs) == 1 and "not loadable" in msgs[0], msgs
+        # nvJitLink loads, the NVRTC to compare with does not: warned, driver
+        class FakeJit:
+            version = (99, 0)
+        _nvjitlink.load = lambda path=None: FakeJit
+        compiler.find_compiler = lambda nvcc="nvcc", **kw: ("nvrtc", %r)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = compiler.DynamicModule(linker="auto")
+        assert m.linked_by == "driver"
+        msgs = [str(x.message) for x in w
+                if issubclass(x.category, _toolchain.CompilerWarning)]
+        assert len(msgs) == 1 and "could not be loaded" in msgs[0], msgs
+        # nothing is missing: no warning
+        _nvjitlink.load = lambda path=None: None
+        _nvjitlink.find_library = lambda: None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert compiler.DynamicModule(linker="auto").linked_by == "driver"
+    """ % (str(bogus), str(bogus), str(bogus)))
