@@ -436,3 +436,62 @@ def test_dynamic_module_reports_why_nvjitlink_is_not_used(fake_lib, tmp_path):
             warnings.simplefilter("error")
             assert compiler.DynamicModule(linker="auto").linked_by == "driver"
     """ % (str(bogus), str(bogus), str(bogus)))
+
+
+def test_linker_works_in_its_own_context(fake_lib, tmp_path):
+    """Calls, the load of link_module and the destruction run in the
+    Linker's context even when another one is current (the fake counts
+    cuLink* calls made off their state's context)."""
+    lib = tmp_path / "libcudadevrt.a"
+    lib.write_bytes(b"!<arch>\\n")
+    check(fake_lib, """
+        import ctypes, gc
+        fk.lib.fake_module_ctx.restype = ctypes.c_void_p
+        fk.lib.fake_module_ctx.argtypes = [ctypes.c_void_p]
+        off = fk.lib.fake_link_off_ctx
+        mine = drv.Context.get_current()
+        lk = drv.Linker()
+        other = drv.Device(0).make_context()          # now current
+        assert other.handle != mine.handle
+        depth = fk["stack_depth"]
+        lk.add_data(image("kernel a 8"), drv.jit_input_type.CUBIN, "a.cubin")
+        lk.add_file(%r, drv.jit_input_type.LIBRARY)
+        mod = lk.link_module()
+        assert off() == 0, off()
+        assert fk.lib.fake_module_ctx(mod.handle) == mine.handle
+        assert mod.context.handle == mine.handle
+        assert drv.Context.get_current().handle == other.handle
+        assert fk["stack_depth"] == depth
+        mod.get_function("a")
+        # a failing add (the link log) leaves the stack as it was
+        lk2 = drv.Linker()                            # made in `other`
+        drv.Context.pop()                             # `mine` is current
+        try:
+            lk2.add_data(b"junk", drv.jit_input_type.CUBIN, "junk.cubin")
+        except drv.LogicError as e:
+            assert "junk.cubin" in str(e)
+        else:
+            raise AssertionError("junk linked")
+        assert drv.Context.get_current().handle == mine.handle
+        # destroyed in its context too
+        before = fk.lib.fake_live_links()
+        del lk, lk2
+        gc.collect()
+        assert fk.lib.fake_live_links() == before - 2
+        assert off() == 0, off()
+        assert drv.Context.get_current().handle == mine.handle
+        # a detached context: calls say so, the state is still freed
+        lk3 = drv.Linker()
+        third = drv.Device(0).make_context()
+        lk4 = drv.Linker()
+        third.detach()
+        try:
+            lk4.add_data(image("kernel b 8"), drv.jit_input_type.CUBIN, "b")
+        except drv.InvalidContextError as e:
+            assert "detached" in str(e)
+        else:
+            raise AssertionError("used a Linker of a detached context")
+        del lk3, lk4
+        gc.collect()
+        assert fk.lib.fake_live_links() == 0
+    """ % str(lib))
