@@ -13,6 +13,8 @@ of that size.
 
 import numpy as np
 
+from . import _vectypes
+
 #: struct character -> (kind, size). Kinds: 'P' pointer, 'i' signed int,
 #: 'u' unsigned int, 'f' float, 'c' complex, 'b' bool.
 _CHAR_KINDS = {
@@ -36,6 +38,37 @@ def _dtype_kind(dt):
     if dt.kind == "V" and dt.itemsize and not dt.hasobject:
         return ("V", dt.itemsize)
     raise TypeError("cannot pass arguments of dtype %s to a kernel" % dt)
+
+
+def c_alignment(dt):
+    """The alignment in bytes a C/CUDA struct laid out as ``dt`` has, or
+    None when ``dt`` is not such a layout.
+
+    CUDA's vector types (:mod:`gpuarr._vectypes`) take CUDA's alignment
+    (``float4``: 16, where numpy says 4); scalars numpy's; a structured
+    dtype the largest of its fields', provided every field sits at a
+    multiple of its own alignment and the size is a multiple of the
+    result (as a C compiler lays a struct out). numpy's own
+    ``dtype.alignment`` is 1 for a struct made without ``align=True``, so
+    it is not used for structs.
+    """
+    dt = np.dtype(dt)
+    try:
+        return _vectypes.cuda_alignment(dt)
+    except KeyError:
+        pass
+    if dt.subdtype is not None:
+        return c_alignment(dt.subdtype[0])
+    if dt.fields is None:
+        return dt.alignment
+    align = 1
+    for field in dt.fields.values():
+        sub, off = field[0], field[1]
+        a = c_alignment(sub)
+        if a is None or off % a:
+            return None
+        align = max(align, a)
+    return align if dt.itemsize % align == 0 else None
 
 
 class _Struct(int):
@@ -63,7 +96,7 @@ def _split_struct_tokens(s, spec):
     return items
 
 
-def parse_arg_types(arg_types):
+def parse_arg_types(arg_types, alignments=False):
     """Reduce an argument-type description to ``[(kind, nbytes), ...]``.
 
     Parameters
@@ -73,13 +106,18 @@ def parse_arg_types(arg_types):
         pointer (e.g. ``"PPPi"``), or an iterable of such characters and
         numpy dtypes (``[numpy.intp, numpy.float32]``). Whitespace and a
         leading byte-order character (``@ = <``) in a string are ignored.
+    alignments : bool, optional
+        Also give each argument's alignment in bytes (a third item): the
+        size for scalars and pointers, :func:`c_alignment` for a dtype
+        (vector types: CUDA's), None for ``"<n>s"``, whose alignment the
+        format does not say.
 
     Returns
     -------
     list of (str, int)
         Per argument: kind (``'P'`` pointer, ``'i'`` signed, ``'u'``
         unsigned, ``'f'`` float, ``'c'`` complex, ``'b'`` bool, ``'V'`` a
-        struct by value) and size in bytes.
+        struct by value) and size in bytes (and alignment, if asked).
 
     Raises
     ------
@@ -101,18 +139,22 @@ def parse_arg_types(arg_types):
     out = []
     for pos, item in enumerate(items):
         if type(item) is _Struct:
-            out.append(("V", int(item)))
+            kind, align = ("V", int(item)), None
         elif isinstance(item, str) and len(item) > 1 and item[-1] == "s" \
                 and item[:-1].isdigit() and int(item[:-1]):
-            out.append(("V", int(item[:-1])))
+            kind, align = ("V", int(item[:-1])), None
         elif isinstance(item, str) and len(item) == 1:
             try:
-                out.append(_CHAR_KINDS[item])
+                kind = _CHAR_KINDS[item]
             except KeyError:
                 raise TypeError("argument %d: unknown argument type character %r" % (pos, item)) from None
+            # complex: two floats; the others: their size
+            align = kind[1] // 2 if kind[0] == "c" else kind[1]
         else:
             try:
-                out.append(_dtype_kind(item))
+                kind = _dtype_kind(item)
             except TypeError as exc:
                 raise TypeError("argument %d: %s" % (pos, exc)) from None
+            align = c_alignment(item)
+        out.append(kind + (align,) if alignments else kind)
     return out

@@ -51,6 +51,7 @@ cdef class Function:
     cdef readonly str function_name
     cdef int nparams               # -1: unknown (no count, no info, not prepared)
     cdef bint params_from_driver   # layout reported by cuFuncGetParamInfo
+    cdef bint layout_unsure        # prepare() could not know a struct's offset
     cdef size_t* param_offsets
     cdef size_t* param_sizes
     cdef size_t param_bytes

@@ -174,16 +174,18 @@ cdef int _give_back_attach(CUcontext c) except -1:
     cdef CUresult r, r2 = CUDA_SUCCESS
     cdef bint pushed = False
     key = <uintptr_t>c
-    n = _attached.get(key, 0)
-    if n <= 1:
-        _attached.pop(key, None)
-    else:
-        _attached[key] = n - 1
     r = _push_if_needed(c, &pushed)
     if r == CUDA_SUCCESS:
         r = api.cuCtxDetach(c)
         r2 = _pop_if_pushed(pushed)
     check(r, "cuCtxDetach")
+    # the hold is given back only now that the driver took it: a failed
+    # detach leaves the count (and a later detach() to retry) as it was
+    n = _attached.get(key, 0)
+    if n <= 1:
+        _attached.pop(key, None)
+    else:
+        _attached[key] = n - 1
     check(r2, "cuCtxPopCurrent_v2")
     return 0
 

@@ -182,8 +182,14 @@ cdef class Function:
     @property
     def param_info(self):
         """``[(offset, size), ...]`` of the kernel's parameters in bytes, or
-        None when they are not known (see the class docstring)."""
-        if self.nparams < 0:
+        None when they are not known (see the class docstring).
+
+        Where the driver cannot report them, :meth:`prepare` lays the
+        prepared types out as C does; this stays None when a struct's
+        alignment (``"<n>s"``) leaves its offset open. Launches do not
+        depend on it: ``cuLaunchKernel`` takes one pointer per parameter and
+        places them from the kernel's image."""
+        if self.nparams < 0 or self.layout_unsure:
             return None
         return [(self.param_offsets[k], self.param_sizes[k]) for k in range(self.nparams)]
 
@@ -322,8 +328,18 @@ cdef class Function:
         ------
         TypeError
             When the count or a size disagrees with the kernel's parameters.
+
+        Notes
+        -----
+        Without ``cuFuncGetParamInfo`` (drivers before CUDA 12.4) the
+        prepared types are laid out as C would: a struct given as a dtype
+        at its C alignment (CUDA's for vector types such as ``float4``,
+        16 bytes; else its largest field's); a struct whose alignment is
+        not known (``"<n>s"``, or a dtype that is no C layout) where every
+        alignment it could have (powers of two dividing ``n``, at most 16)
+        gives one offset, else :attr:`param_info` is None (unknown).
         """
-        kinds = parse_arg_types(arg_types)
+        kinds = parse_arg_types(arg_types, alignments=True)
         cdef Py_ssize_t n = len(kinds), k
         if self.params_from_driver:
             if n != self.nparams:
@@ -348,11 +364,15 @@ cdef class Function:
             offs = []
             sizes = []
             off = 0
-            for kind, size in kinds:
+            self.layout_unsure = False
+            for kind, size, align in kinds:
                 if kind == "V":
-                    # a struct: the largest power of two dividing its size
-                    # (at most 16), a guess where the driver cannot say
-                    align = min(size & -size, 16)
+                    if align is None:
+                        # "<n>s": its alignment divides n and is at most 16;
+                        # the offset is known only if all of them agree
+                        align = min(size & -size, 16)
+                        if off % align:
+                            self.layout_unsure = True
                     off = (off + align - 1) // align * align
                 else:
                     off = (off + size - 1) // size * size if size <= 8 else (off + 7) // 8 * 8

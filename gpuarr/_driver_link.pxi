@@ -4,6 +4,8 @@
 # cuLinkAddData_v2, cuLinkAddFile_v2, cuLinkComplete, cuLinkDestroy) with
 # its info and error logs, made in the current context and destroyed with
 # the object; link_module() loads the result through module_from_buffer.
+# Every cuLink* call after cuLinkCreate, the load and the destroy run with
+# the Linker's own context current (pushed for the call when another is).
 
 cdef enum:
     _LINK_LOG = 65536
@@ -29,9 +31,16 @@ cdef class Linker:
     Raises
     ------
     InvalidContextError
-        No context is current.
+        No context is current (later calls: this Linker's context was
+        detached).
     NotSupportedError
         The driver lacks the cuLink entry points.
+
+    Notes
+    -----
+    The link belongs to the context current at creation; later calls, the
+    load of :meth:`link_module` and the destruction push it for their
+    duration when another context is current.
     """
     cdef CUlinkState state
     cdef Context context
@@ -109,6 +118,13 @@ cdef class Linker:
             raise _errors.LogicError("this Linker has completed (or failed to start)")
         return 0
 
+    cdef int _enter(self, bint* pushed) except -1:
+        """Make this Linker's context current (pushed if another is)."""
+        if not self.context.valid:
+            raise _errors.InvalidContextError("this Linker's context was detached")
+        check(_push_if_needed(self.context.ctx, pushed), "cuCtxPushCurrent_v2")
+        return 0
+
     cdef _fail(self, CUresult r, str call, str what):
         err = self.error_log
         if self.message_handler is not None:
@@ -134,7 +150,8 @@ cdef class Linker:
         LogicError
             An invalid image (the link log is in the message).
         """
-        cdef CUresult r
+        cdef CUresult r, r2 = CUDA_SUCCESS
+        cdef bint pushed = False
         self._alive()
         if isinstance(data, str):
             buf = data.encode()
@@ -148,10 +165,13 @@ cdef class Linker:
         cdef const char* p = buf
         cdef size_t size = len(buf)
         cdef const char* cname = bname
+        self._enter(&pushed)
         with nogil:
             r = api.cuLinkAddData(self.state, kind, <void*>p, size, cname, 0, NULL, NULL)
+            r2 = _pop_if_pushed(pushed)
         if r != CUDA_SUCCESS:
             raise self._fail(r, "cuLinkAddData_v2", "adding %r" % (name,))
+        check(r2, "cuCtxPopCurrent_v2")
         return self
 
     def add_file(self, filename, input_type):
@@ -165,7 +185,8 @@ cdef class Linker:
         LogicError
             The driver refused the file (link log in the message).
         """
-        cdef CUresult r
+        cdef CUresult r, r2 = CUDA_SUCCESS
+        cdef bint pushed = False
         self._alive()
         path = os.fspath(filename)
         if not os.path.isfile(path):
@@ -173,10 +194,13 @@ cdef class Linker:
         bpath = os.fsencode(path)
         cdef int kind = int(input_type)
         cdef const char* cpath = bpath
+        self._enter(&pushed)
         with nogil:
             r = api.cuLinkAddFile(self.state, kind, cpath, 0, NULL, NULL)
+            r2 = _pop_if_pushed(pushed)
         if r != CUDA_SUCCESS:
             raise self._fail(r, "cuLinkAddFile_v2", "adding %r" % (path,))
+        check(r2, "cuCtxPopCurrent_v2")
         return self
 
     def complete(self):
@@ -190,13 +214,17 @@ cdef class Linker:
         """
         cdef void* out = NULL
         cdef size_t size = 0
-        cdef CUresult r
+        cdef CUresult r, r2 = CUDA_SUCCESS
+        cdef bint pushed = False
         self._alive()
+        self._enter(&pushed)
         with nogil:
             r = api.cuLinkComplete(self.state, &out, &size)
+            r2 = _pop_if_pushed(pushed)
         if r != CUDA_SUCCESS:
             raise self._fail(r, "cuLinkComplete", "linking")
-        image = (<char*>out)[:size]
+        image = (<char*>out)[:size]     # host memory of the link state
+        check(r2, "cuCtxPopCurrent_v2")
         self.done = True
         if self.message_handler is not None:
             self.message_handler(True, self.info_log, self.error_log)
@@ -209,12 +237,30 @@ cdef class Linker:
         -------
         Module
         """
+        cdef bint pushed = False
+        cdef CUresult r2
         image = self.complete()
-        return module_from_buffer(image)
+        self._enter(&pushed)
+        try:
+            module = module_from_buffer(image)
+        finally:
+            r2 = _pop_if_pushed(pushed)
+        check(r2, "cuCtxPopCurrent_v2")
+        return module
 
     def __dealloc__(self):
+        cdef bint pushed = False
+        cdef bint valid = False
         if self.state != NULL and api.cuLinkDestroy != NULL and not _finalizing:
-            api.cuLinkDestroy(self.state)
+            try:
+                valid = self.context is not None and self.context.valid
+            except BaseException:
+                valid = False
+            # A detached context: the state is still destroyed (host memory
+            # of the driver's), with no context to push.
+            if not valid or _push_if_needed(self.context.ctx, &pushed) == CUDA_SUCCESS:
+                api.cuLinkDestroy(self.state)
+                _pop_if_pushed(pushed)
         self.state = NULL
         free(self.info_buf)
         free(self.error_buf)

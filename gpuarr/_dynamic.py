@@ -149,11 +149,14 @@ class DynamicModule:
         As for :class:`gpuarr.compiler.SourceModule`; used by
         :meth:`add_source`. ``arch`` defaults to the current device's.
     link_options : list of (jit_option, int), optional
-        Options of the link (``cuLinkCreate``).
+        Options of the link (``cuLinkCreate``). When nvJitLink links, they
+        become its flags (:func:`gpuarr._nvjitlink.link_flags` lists those
+        it has); an option it lacks raises ``ValueError``, also under
+        ``linker="auto"``: pass ``linker="driver"`` for it.
     message_handler : callable, optional
         ``message_handler(succeeded, info_log, error_log)`` after linking.
     log_verbose : bool, optional
-        A verbose link log.
+        A verbose link log (nvJitLink: ``-verbose``).
     cuda_libdir : str, optional
         Where :meth:`add_stdlib` looks first.
     linker : {"auto", "driver", "nvjitlink"}, optional
@@ -169,7 +172,12 @@ class DynamicModule:
     gpuarr._errors.InvalidContextError
         No current context.
     ValueError
-        An unknown ``linker``, or ``"nvjitlink"`` where none is installed.
+        An unknown ``linker``, ``"nvjitlink"`` where none is installed, or
+        a link option nvJitLink lacks when it links.
+    TypeError
+        ``link_options`` holds something other than ``(jit_option, int)``
+        pairs (checked when nvJitLink links; the driver's Linker checks
+        its own).
 
     Notes
     -----
@@ -189,7 +197,15 @@ class DynamicModule:
         target = arch if arch is not None else (code or "sm_%d%d" % (major, minor))
         jit = self._nvjitlink(linker, nvcc)
         if jit is not None:
-            self.linker = _nvjitlink.NvJitLinker(jit, target, message_handler)
+            try:
+                flags = _nvjitlink.link_flags(link_options, log_verbose)
+            except ValueError as exc:
+                if linker == "auto":
+                    exc.args = ("%s (linker='auto' chose nvJitLink %d.%d)"
+                                % (exc.args[0], jit.version[0], jit.version[1]),)
+                raise
+            self.linker = _nvjitlink.NvJitLinker(jit, target, message_handler,
+                                                 flags)
             self.linked_by = "nvjitlink"
         else:
             self.linker = driver.Linker(message_handler, link_options, log_verbose)
@@ -214,23 +230,38 @@ class DynamicModule:
                              "got %r" % (linker,))
         if linker == "driver":
             return None
+        import warnings
+        from . import _nvrtc
+        from ._errors import Error
         jit = _nvjitlink.load()
-        if linker == "nvjitlink":
-            if jit is None:
-                raise ValueError("linker='nvjitlink' but nvJitLink was not found "
-                                 "(`pip install nvidia-nvjitlink`)")
-            return jit
         if jit is None:
+            why = _nvjitlink.load_error()
+            if linker == "nvjitlink":
+                raise ValueError("linker='nvjitlink' but nvJitLink was %s" % why)
+            if why is not None and why.startswith("found"):
+                warnings.warn("linker='auto': nvJitLink was %s; the driver "
+                              "links" % why, _toolchain.CompilerWarning,
+                              stacklevel=4)
             return None
+        if linker == "nvjitlink":
+            return jit
         try:
-            from . import _nvrtc
             name, path = compiler.find_compiler(nvcc=nvcc)
-            if name != "nvrtc":
-                return None          # nvcc's version: not known without running it
-            if _nvrtc.load(path).version > jit.version:
-                return None          # an older nvJitLink cannot read the code
-        except Exception:
+        except _nvrtc.CompilerNotFoundError:
+            return None              # add_source will say so; data links anyway
+        if name != "nvrtc":
+            return None              # nvcc's version: not known without running it
+        try:
+            version = _nvrtc.load(path).version
+        except (OSError, Error) as exc:
+            warnings.warn("linker='auto': NVRTC at %s could not be loaded to "
+                          "compare its version with nvJitLink %d.%d (%s); the "
+                          "driver links" % (path, jit.version[0], jit.version[1],
+                                            exc),
+                          _toolchain.CompilerWarning, stacklevel=4)
             return None
+        if version > jit.version:
+            return None              # an older nvJitLink cannot read the code
         return jit
 
     def _check_open(self):

@@ -15,11 +15,97 @@ import os
 from . import _toolchain
 from ._errors import LogicError
 
-__all__ = ["find_library", "load", "NvJitLinker", "INPUT_TYPES"]
+__all__ = ["find_library", "load", "load_error", "NvJitLinker", "INPUT_TYPES",
+           "link_flags"]
 
 #: CUjitInputType (the driver's, gpuarr.driver.jit_input_type) ->
 #: nvJitLinkInputType
 INPUT_TYPES = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 3}
+
+#: CUjit_option number -> (its name, how nvJitLink spells it: a format of
+#: the value, or a flag given when the value is true, None when false)
+_FLAG_OPTIONS = {
+    0: ("MAX_REGISTERS", lambda v: "-maxrregcount=%d" % v),
+    7: ("OPTIMIZATION_LEVEL", lambda v: _opt_level(v)),
+    11: ("GENERATE_DEBUG_INFO", lambda v: "-g" if v else None),
+    12: ("LOG_VERBOSE", lambda v: "-verbose" if v else None),
+    13: ("GENERATE_LINE_INFO", lambda v: "-lineinfo" if v else None),
+    20: ("LTO", lambda v: "-lto" if v else None),
+    21: ("FTZ", lambda v: "-ftz=%s" % ("true" if v else "false")),
+    22: ("PREC_DIV", lambda v: "-prec-div=%s" % ("true" if v else "false")),
+    23: ("PREC_SQRT", lambda v: "-prec-sqrt=%s" % ("true" if v else "false")),
+    24: ("FMA", lambda v: "-fma=%s" % ("true" if v else "false")),
+    29: ("OPTIMIZE_UNUSED_DEVICE_VARIABLES",
+         lambda v: "-optimize-unused-variables" if v else None),
+    34: ("SPLIT_COMPILE", lambda v: "-split-compile=%d" % v),
+}
+
+
+def _opt_level(v):
+    if v in (1, 2):
+        raise ValueError("nvJitLink's optimization levels are 0 and 3 (the "
+                         "driver's 3 and 4 both become -O3), got %d; pass "
+                         "linker='driver' for level %d" % (v, v))
+    return "-O0" if v == 0 else "-O3"
+
+
+def link_flags(link_options=None, log_verbose=False):
+    """nvJitLink's spelling of the driver linker's options.
+
+    Parameters
+    ----------
+    link_options : iterable of (jit_option, int), optional
+        As :class:`gpuarr.driver.Linker` takes them. Those with an
+        nvJitLink equivalent: ``MAX_REGISTERS`` (``-maxrregcount``),
+        ``OPTIMIZATION_LEVEL`` (nvJitLink has ``-O0`` and ``-O3``; the
+        driver's 3 and 4, its default, become ``-O3``; 1 and 2 raise),
+        ``GENERATE_DEBUG_INFO`` (``-g``),
+        ``LOG_VERBOSE``, ``GENERATE_LINE_INFO``, ``LTO``, ``FTZ``,
+        ``PREC_DIV``, ``PREC_SQRT``, ``FMA``,
+        ``OPTIMIZE_UNUSED_DEVICE_VARIABLES``, ``SPLIT_COMPILE``.
+    log_verbose : bool, optional
+        ``-verbose``.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    TypeError
+        An option is not a ``(jit_option, int)`` pair.
+    ValueError
+        An option nvJitLink has no equivalent for (such as ``TARGET``,
+        ``WALL_TIME`` or ``CACHE_MODE``), a negative value, or an
+        optimization level of 1 or 2.
+    """
+    flags = ["-verbose"] if log_verbose else []
+    for item in (link_options or ()):
+        try:
+            opt, value = item
+        except (TypeError, ValueError):
+            raise TypeError("link_options must hold (jit_option, int) pairs, "
+                            "got %r" % (item,)) from None
+        if (isinstance(value, float) or not hasattr(value, "__index__")
+                or not hasattr(opt, "__index__")):
+            raise TypeError("link_options must hold (jit_option, int) pairs, "
+                            "got %r" % (item,))
+        known = _FLAG_OPTIONS.get(int(opt))
+        if known is None:
+            raise ValueError(
+                "link option %s has no nvJitLink equivalent; nvJitLink "
+                "takes %s. Pass linker='driver' to link with the driver's "
+                "cuLink* and this option" % (
+                    getattr(opt, "name", opt),
+                    ", ".join(n for n, _ in _FLAG_OPTIONS.values())))
+        if int(value) < 0:
+            raise ValueError("link option %s must not be negative, got %d"
+                             % (known[0], int(value)))
+        flag = known[1](int(value))
+        if flag is not None and flag not in flags:
+            flags.append(flag)
+    return flags
+
 
 _WHEEL_LIBS = (("cu13", "lib", "libnvJitLink.so.13"),
                ("nvjitlink", "lib", "libnvJitLink.so.12"))
@@ -81,16 +167,29 @@ class _Lib:
 
 def load(path=None):
     """The loaded nvJitLink (once per process), or None when there is none
-    or it cannot be loaded."""
+    or it cannot be loaded (:func:`load_error` tells why)."""
     path = path or find_library()
     if path is None:
         return None
     if path not in _memo:
         try:
             _memo[path] = _Lib(path)
-        except (OSError, AttributeError):
+        except (OSError, AttributeError) as e:
+            # AttributeError: a library without an nvJitLink entry point
             _memo[path] = None
+            _memo[("error", path)] = "%s: %s" % (type(e).__name__, e)
     return _memo[path]
+
+
+def load_error(path=None):
+    """Why :func:`load` gave None: ``"not found"`` when there is no
+    nvJitLink, else the path and the loader's error; None when it loaded
+    (or was not tried yet)."""
+    path = path or find_library()
+    if path is None:
+        return "not found (`pip install nvidia-nvjitlink`)"
+    why = _memo.get(("error", path))
+    return None if why is None else "found at %s but not loadable (%s)" % (path, why)
 
 
 class NvJitLinker:

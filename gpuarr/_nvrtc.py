@@ -363,15 +363,27 @@ class NVRTC:
         -------
         tuple of str
             The include directories: ``(path, path/cccl)``; empty when
-            this NVRTC has no bundled headers or extracting failed.
+            this NVRTC has no bundled headers.
+
+        Raises
+        ------
+        gpuarr._errors.RuntimeError
+            NVRTC could not extract them; the message holds NVRTC's result
+            name and its own explanation (``errorLog``), when it gave one.
         """
         fn = self._fn.get("nvrtcInstallBundledHeaders")
         if fn is None:
             return ()
         ct = self._ct
         err = ct.c_char_p()
-        if fn(os.fsencode(path), 0, ct.byref(err)) != 0:
-            return ()
+        code = fn(os.fsencode(path), 0, ct.byref(err))
+        if code != 0:
+            name = self.error_name(code)
+            why = err.value.decode("utf-8", "replace").strip() if err.value else ""
+            raise _GpuarrRuntimeError(
+                "nvrtcInstallBundledHeaders(%r) failed: %s%s"
+                % (path, name, (" (%s)" % why) if why else ""),
+                name=name, call="nvrtcInstallBundledHeaders")
         cccl = os.path.join(path, "cccl")
         return (path, cccl) if os.path.isdir(cccl) else (path,)
 

@@ -13,6 +13,7 @@ import re
 
 from . import _config, _nvrtc
 from ._errors import CompileError
+from ._errors import RuntimeError as _GpuarrRuntimeError
 from ._nvrtc import CompilerNotFoundError
 
 __all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
@@ -157,11 +158,70 @@ def bundled_dir(ident, directory=None):
     return os.path.join(base, "nvrtc-headers", tag)
 
 
+def _owned_private(path):
+    """Why ``path`` is not safe to extract headers into (None when it is):
+    it must be a real directory (no symlink), owned by this user, and not
+    writable by group or others."""
+    import stat
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        return "%s is not a directory" % path
+    if st.st_uid != os.getuid():
+        return "%s belongs to uid %d, not %d" % (path, st.st_uid, os.getuid())
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "%s is writable by others (mode %o)" % (
+            path, stat.S_IMODE(st.st_mode))
+    return None
+
+
+def _private_path(path):
+    """Make the directories down to ``path`` private (created with mode
+    0o700, each one checked with :func:`_owned_private`); return ``path``,
+    or a fresh :func:`tempfile.mkdtemp` directory (removed at exit) with a
+    :class:`CompilerWarning` naming the reason when one of them is not.
+
+    The default place, ``<tmp>/gpuarr-<uid>/...``, is a name any local
+    user can create first; headers found there are compiled into kernels.
+    """
+    path = os.path.abspath(path)
+    parts = path.split(os.sep)
+    # the levels this module chooses: <base>/nvrtc-headers/<hash>
+    for depth in (len(parts) - 2, len(parts) - 1, len(parts)):
+        d = os.sep.join(parts[:depth])
+        try:
+            if depth == len(parts) - 2:
+                os.makedirs(os.path.dirname(d), exist_ok=True)
+            try:
+                os.mkdir(d, 0o700)
+            except FileExistsError:
+                pass
+            why = _owned_private(d)
+        except OSError as e:
+            why = "%s: %s" % (d, e)
+        if why is not None:
+            import atexit
+            import shutil
+            import tempfile
+            import warnings
+            fresh = tempfile.mkdtemp(prefix="gpuarr-nvrtc-headers-")
+            atexit.register(shutil.rmtree, fresh, True)
+            warnings.warn("not extracting NVRTC's bundled headers into %s "
+                          "(%s); using the new directory %s for this process"
+                          % (path, why, fresh), CompilerWarning, stacklevel=4)
+            return fresh
+    return path
+
+
 def bundled_includes(lib, ident, directory=None):
     """The include directories of the headers NVRTC ``lib`` bundles
     (13.3+: ``cuda_fp16.h``, ``cooperative_groups.h``, CCCL, ...), extracted
     on first use into :func:`bundled_dir` (NVRTC skips an extraction that
-    is already there). Empty for an older NVRTC or when extracting fails.
+    is already there). Empty for an older NVRTC or when extracting fails
+    (with a :class:`CompilerWarning` that gives the reason).
+
+    :func:`bundled_dir` and the two directories above it are created with
+    mode 0o700 and must belong to this user and be writable by nobody
+    else; otherwise the headers go to a fresh private temporary directory.
 
     The headers are a function of the NVRTC build, which the cache key
     names already, so these paths are not part of the key.
@@ -172,15 +232,20 @@ def bundled_includes(lib, ident, directory=None):
         return hit
     out = ()
     if lib.has_bundled_headers:
+        reasons = []
         for d in ((directory, None) if directory is not None else (None,)):
-            path = bundled_dir(ident, d)
+            path = _private_path(bundled_dir(ident, d))
             try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
                 out = lib.install_bundled_headers(path)
-            except OSError:
+            except (OSError, _GpuarrRuntimeError) as e:
+                reasons.append(str(e))
                 out = ()
             if out:
                 break
+        if not out and reasons:
+            import warnings
+            warnings.warn("NVRTC's bundled headers are not used: %s"
+                          % "; ".join(reasons), CompilerWarning, stacklevel=3)
     _memo[key] = out
     return out
 

@@ -159,34 +159,51 @@ __global__ void use_twice(int *out, int n)
 """
 
 
-def _linking(make, linker="auto"):
-    """Run ``make()``; where the driver's linker was used and the compiler is
-    newer than the driver (that linker refuses newer relocatable code), a
-    failure is expected, with the reason."""
-    import gpuarr.driver as drv
+def _expected_linker(linker):
+    """Who should link under ``linker``, from what is installed: "auto" is
+    nvJitLink when it loads and the compiler is an NVRTC no newer than it
+    (nvcc's version is not known without running it: the driver)."""
     from gpuarr import _nvjitlink, _nvrtc
+    if linker != "auto":
+        return linker
+    jit = _nvjitlink.load()
+    if jit is None:
+        return "driver"
+    name, path = compiler.find_compiler()
+    if name != "nvrtc" or _nvrtc.load(path).version > jit.version:
+        return "driver"
+    return "nvjitlink"
+
+
+def _linking(make, linker="auto"):
+    """Run ``make()`` and check who linked; where the driver's linker was
+    used and the compiler is newer than the driver (that linker refuses
+    newer relocatable code), a failure is expected, with the reason."""
+    import gpuarr.driver as drv
+    from gpuarr import _nvrtc
+    expected = _expected_linker(linker)
     try:
-        return make()
+        mod = make()
     except drv.Error as exc:
         name, path = compiler.find_compiler()
-        by_driver = linker == "driver" or (linker == "auto" and _nvjitlink.load() is None)
-        if name == "nvrtc" and by_driver:
+        if name == "nvrtc" and expected == "driver":
             major, minor = _nvrtc.load(path).version
             if major * 1000 + minor * 10 > drv.get_driver_version():
                 pytest.xfail("NVRTC %d.%d is newer than the driver (%d): its linker "
                              "refuses the code (%s)" % (major, minor,
                                                          drv.get_driver_version(), exc))
         raise
+    assert mod.linked_by == expected, (linker, mod.linked_by, expected)
+    return mod
 
 
 @pytest.mark.parametrize("linker", ["auto", "driver", "nvjitlink"])
 def test_dynamic_source_module_parent_launches_child(drv, linker):
     from gpuarr import _nvjitlink
     if linker == "nvjitlink" and _nvjitlink.load() is None:
-        pytest.skip("nvJitLink not installed (pip install nvidia-nvjitlink)")
+        pytest.skip("nvJitLink not usable: %s" % _nvjitlink.load_error())
     mod = _linking(lambda: compiler.DynamicSourceModule(PARENT_CHILD, cache_dir=False,
                                                         linker=linker), linker)
-    assert mod.linked_by in ("driver", "nvjitlink")
     nb, n = 37, 29
     out = np.full(nb * n, -1, np.int32)
     mod.get_function("parent")(drv.InOut(out), np.int32(n), block=(32, 1, 1), grid=(nb, 1))
@@ -204,4 +221,33 @@ def test_dynamic_module_links_two_sources(drv):
     out = np.full(n, -1, np.int32)
     mod.get_function("use_twice")(drv.InOut(out), np.int32(n), block=(128, 1, 1),
                                   grid=((n + 127) // 128, 1))
+    np.testing.assert_array_equal(out, 2 * np.arange(n, dtype=np.int32) + 1)
+
+
+@pytest.mark.parametrize("linker", ["auto", "driver", "nvjitlink"])
+def test_dynamic_module_link_options_reach_the_linker(drv, linker):
+    """MAX_REGISTERS, line info and a verbose log are accepted by either
+    linker (nvJitLink gets -maxrregcount/-lineinfo/-verbose; before, they
+    were dropped there), the handler hears of the success, and it runs."""
+    from gpuarr import _nvjitlink
+    if linker == "nvjitlink" and _nvjitlink.load() is None:
+        pytest.skip("nvJitLink not usable: %s" % _nvjitlink.load_error())
+    seen = []
+    opts = [(drv.jit_option.MAX_REGISTERS, 32),
+            (drv.jit_option.GENERATE_LINE_INFO, 1)]
+
+    def make():
+        return (compiler.DynamicModule(cache_dir=False, link_options=opts,
+                                       log_verbose=True, linker=linker,
+                                       message_handler=lambda ok, info, err:
+                                       seen.append((ok, info)))
+                .add_source(TWICE, name="twice.cubin")
+                .add_source(USES_TWICE, name="use.cubin")
+                .link())
+    mod = _linking(make, linker)
+    assert [ok for ok, _ in seen] == [True]
+    f = mod.get_function("use_twice")
+    n = 1001
+    out = np.full(n, -1, np.int32)
+    f(drv.InOut(out), np.int32(n), block=(128, 1, 1), grid=((n + 127) // 128, 1))
     np.testing.assert_array_equal(out, 2 * np.arange(n, dtype=np.int32) + 1)

@@ -195,3 +195,24 @@ def test_percontext_tables_forget_a_detached_context():
     _percontext.forget(a)
     assert t == {b: "state of b", (b, "kernel", 1): "kernel of b"}
     assert hasattr(drv, "add_detach_hook")
+
+
+def test_parse_arg_types_alignments():
+    from gpuarr._argtypes import c_alignment
+    from gpuarr._vectypes import vec
+    four = np.dtype([(c, np.float32) for c in "abcd"])
+    nested = np.dtype([("v", vec.double2), ("i", np.int32)], align=True)
+    got = parse_arg_types(["P", "12s", vec.float4, vec.float3, vec.double2, four,
+                           np.complex64, "i", "D"], alignments=True)
+    assert got == [("P", 8, 8), ("V", 12, None), ("V", 16, 16), ("V", 12, 4),
+                   ("V", 16, 16), ("V", 16, 4), ("c", 8, 4), ("i", 4, 4),
+                   ("c", 16, 8)]
+    assert four.alignment == 1 and vec.float4.alignment == 4   # numpy's differ
+    # a vector field makes its struct CUDA-aligned (16); numpy's size (24,
+    # where C pads to 32) then is no C layout
+    assert nested.itemsize == 24 and c_alignment(nested) is None
+    assert c_alignment(np.dtype([("v", vec.double2), ("w", vec.float4)])) == 16
+    assert c_alignment(np.dtype((np.float64, 3))) == 8
+    assert c_alignment(np.dtype({"names": ["c", "f"], "formats": ["u1", "f4"],
+                                 "offsets": [0, 1], "itemsize": 8})) is None
+    assert parse_arg_types("Pi") == [("P", 8), ("i", 4)]      # pairs by default

@@ -1229,3 +1229,48 @@ def test_param_count_unknown_without_cu_func_get_param_count_or_a_readable_image
         assert c["param_info_calls"] == 0 and c["param_count_calls"] == 0, c
         assert c["errors"] == 0, fk.last_error()
     """)
+
+
+def test_prepare_without_param_info_lays_structs_at_their_alignment(fake_lib):
+    # "noinfo": the driver cannot report offsets (CUDA < 12.4). A struct
+    # given as a dtype sits at its C alignment (CUDA's for vector types),
+    # not at a guess from its size; a "<n>s" struct whose offset its
+    # possible alignments leave open makes param_info None. The launch
+    # itself takes one pointer per parameter, so it is right either way.
+    check(fake_lib, """
+        from gpuarr.gpuarray import vec
+        four_floats = np.dtype([(c, np.float32) for c in "abcd"])     # C align 4
+        f8_u1 = np.dtype({"names": ["d", "c"], "formats": [np.float64, np.uint8],
+                          "offsets": [0, 8], "itemsize": 16})            # C align 8
+        packed = np.dtype({"names": ["c", "f"], "formats": [np.uint8, np.float32],
+                           "offsets": [0, 1], "itemsize": 8})            # no C layout
+        m = drv.module_from_buffer(image("kernel s 4,16,16,16,8 noinfo",
+                                         "kernel t 4,16 noinfo", "kernel u 8,12 noinfo",
+                                         "kernel v 4,12 noinfo", "kernel w 1,8 noinfo",
+                                         "kernel x 1,5 noinfo"))
+        s = m.get_function("s")
+        assert s.param_info is None
+        s.prepare(["i", four_floats, f8_u1, vec.float4, "P"])
+        assert s.param_info == [(0, 4), (4, 16), (24, 16), (48, 16), (64, 8)], s.param_info
+        rng = np.random.default_rng()
+        vals = [np.int32(rng.integers(-2**31, 2**31)),
+                np.frombuffer(rng.bytes(16), four_floats)[0],
+                np.frombuffer(rng.bytes(16), f8_u1)[0],
+                np.frombuffer(rng.bytes(16), vec.float4)[0], np.uint64(12345)]
+        s.prepared_call((1,), (1,), *vals)
+        want = expected_params([vals[0]] + [v.tobytes() for v in vals[1:4]] + [vals[4]])
+        assert fk.last_launch()["params"] == want, (fk.last_launch()["params"], want)
+        t = m.get_function("t").prepare("i16s")       # 16s: align 1..16, at 4 or 16
+        assert t.param_info is None, t.param_info
+        raw = rng.bytes(16)
+        t.prepared_call((1,), (1,), np.int32(7), raw)
+        assert fk.last_launch()["params"] == expected_params([np.int32(7), raw])
+        u = m.get_function("u").prepare("P12s")       # 12s: align <= 4, at 8 for all
+        assert u.param_info == [(0, 8), (8, 12)], u.param_info
+        v = m.get_function("v").prepare("i12s")
+        assert v.param_info == [(0, 4), (4, 12)], v.param_info
+        w = m.get_function("w").prepare(["B", packed])
+        assert w.param_info is None, w.param_info
+        x = m.get_function("x").prepare(["B", "5s"])   # 5s: align 1, known
+        assert x.param_info == [(0, 1), (1, 5)], x.param_info
+    """)

@@ -301,3 +301,207 @@ def test_nvjitlink_links_parent_child_with_cudadevrt(monkeypatch, tmp_path):
     with pytest.raises(Exception, match="nvJitLinkComplete") as info:
         lk.complete()
     assert "link log" in str(info.value)
+
+
+# ------------------------------------------- link options under nvJitLink
+
+def test_link_flags_translate_and_refuse():
+    from gpuarr import _enums, _nvjitlink
+    J = _enums.JIT_OPTION
+    flags = _nvjitlink.link_flags(
+        [(J["MAX_REGISTERS"], 40), (J["OPTIMIZATION_LEVEL"], 4),
+         (J["GENERATE_DEBUG_INFO"], 0), (J["GENERATE_LINE_INFO"], 1),
+         (J["FTZ"], 1), (J["PREC_DIV"], 0), (J["LOG_VERBOSE"], 1),
+         (J["SPLIT_COMPILE"], 2)], log_verbose=True)
+    assert flags == ["-verbose", "-maxrregcount=40", "-O3", "-lineinfo",
+                     "-ftz=true", "-prec-div=false", "-split-compile=2"]
+    assert _nvjitlink.link_flags(None, False) == []
+    for name in ("TARGET", "WALL_TIME", "CACHE_MODE", "THREADS_PER_BLOCK"):
+        with pytest.raises(ValueError, match="no nvJitLink equivalent.*"
+                                             "linker='driver'"):
+            _nvjitlink.link_flags([(J[name], 1)])
+    for bad in ([J["FTZ"]], [(J["FTZ"], 1.5)], [("FTZ", 1)], [(J["FTZ"], 1, 2)]):
+        with pytest.raises(TypeError, match="pairs"):
+            _nvjitlink.link_flags(bad)
+    with pytest.raises(ValueError, match="negative"):
+        _nvjitlink.link_flags([(J["MAX_REGISTERS"], -1)])
+    assert _nvjitlink.link_flags([(J["OPTIMIZATION_LEVEL"], 0)]) == ["-O0"]
+    for level in (1, 2):
+        with pytest.raises(ValueError, match="0 and 3"):
+            _nvjitlink.link_flags([(J["OPTIMIZATION_LEVEL"], level)])
+
+
+def test_real_nvjitlink_accepts_translated_flags(monkeypatch):
+    site = _nvjitlink_site()
+    if site is None:
+        pytest.skip("no nvJitLink here (pip install nvidia-nvjitlink)")
+    from gpuarr import _enums, _nvjitlink
+    monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [site])
+    monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [])
+    monkeypatch.setattr(_nvjitlink, "_memo", {})
+    jit = _nvjitlink.load()
+    J = _enums.JIT_OPTION
+    every = [(J[name], 0 if name == "OPTIMIZATION_LEVEL" else 1)  # -g wants -O0
+             for _, (name, _) in sorted(_nvjitlink._FLAG_OPTIONS.items())]
+    flags = _nvjitlink.link_flags(every, log_verbose=True)
+    assert len(flags) == len(every)
+    _nvjitlink.NvJitLinker(jit, "sm_90", None, flags)   # nvJitLinkCreate takes them
+    _nvjitlink.NvJitLinker(jit, "sm_90", None, _nvjitlink.link_flags(
+        [(J["OPTIMIZATION_LEVEL"], 4), (J["MAX_REGISTERS"], 64)]))
+    with pytest.raises(Exception, match="nvJitLinkCreate"):
+        _nvjitlink.NvJitLinker(jit, "sm_90", None, ["-no-such-flag"])
+
+
+def test_dynamic_module_passes_link_options_to_nvjitlink(fake_lib):
+    check(fake_lib, """
+        from gpuarr import _nvjitlink
+        made = []
+        class FakeJit:
+            version = (99, 0)
+            path = "/fake/libnvJitLink.so"
+        class Recorder:
+            def __init__(self, lib, arch, handler=None, options=()):
+                made.append((arch, list(options)))
+        _nvjitlink.load = lambda path=None: FakeJit
+        _nvjitlink.NvJitLinker = Recorder
+        J = drv.jit_option
+        m = compiler.DynamicModule(
+            link_options=[(J.MAX_REGISTERS, 32), (J.GENERATE_LINE_INFO, 1)],
+            log_verbose=True, linker="nvjitlink", arch="sm_90")
+        assert m.linked_by == "nvjitlink"
+        assert made == [("sm_90", ["-verbose", "-maxrregcount=32",
+                                   "-lineinfo"])], made
+        for linker in ("nvjitlink", "auto"):
+            try:
+                compiler.DynamicModule(link_options=[(J.WALL_TIME, 0)],
+                                       linker=linker, arch="sm_90")
+            except ValueError as e:
+                assert "WALL_TIME" in str(e) and "linker='driver'" in str(e), e
+                assert ("linker='auto' chose nvJitLink 99.0" in str(e)) == (
+                    linker == "auto"), e
+            else:
+                raise AssertionError("option dropped under %s" % linker)
+        try:
+            compiler.DynamicModule(link_options=[J.FTZ], linker="nvjitlink")
+        except TypeError as e:
+            assert "pairs" in str(e)
+        else:
+            raise AssertionError("no TypeError")
+        assert len(made) == 1
+        # the driver's Linker still takes what nvJitLink lacks
+        m = compiler.DynamicModule(link_options=[(J.WALL_TIME, 0)],
+                                   linker="driver")
+        assert m.linked_by == "driver"
+    """)
+
+
+def test_unloadable_nvjitlink_keeps_the_reason(tmp_path, monkeypatch):
+    from gpuarr import _nvjitlink
+    bogus = tmp_path / "libnvJitLink.so.13"
+    bogus.write_text("not a shared library")
+    monkeypatch.setattr(_nvjitlink, "_memo", {})
+    assert _nvjitlink.load(str(bogus)) is None
+    why = _nvjitlink.load_error(str(bogus))
+    assert why.startswith("found at %s" % bogus) and "OSError" in why, why
+    monkeypatch.setattr(_nvjitlink, "find_library", lambda: None)
+    assert "not found" in _nvjitlink.load_error()
+
+
+def test_dynamic_module_reports_why_nvjitlink_is_not_used(fake_lib, tmp_path):
+    bogus = tmp_path / "libnvJitLink.so.13"
+    bogus.write_text("not a shared library")
+    check(fake_lib, """
+        import warnings
+        from gpuarr import _nvjitlink, _toolchain
+        _nvjitlink.find_library = lambda: %r
+        try:
+            compiler.DynamicModule(linker="nvjitlink")
+        except ValueError as e:
+            assert "not loadable" in str(e) and %r in str(e), e
+        else:
+            raise AssertionError("no ValueError")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = compiler.DynamicModule(linker="auto")
+        assert m.linked_by == "driver"
+        msgs = [str(x.message) for x in w
+                if issubclass(x.category, _toolchain.CompilerWarning)]
+        assert len(msgs) == 1 and "not loadable" in msgs[0], msgs
+        # nvJitLink loads, the NVRTC to compare with does not: warned, driver
+        class FakeJit:
+            version = (99, 0)
+        _nvjitlink.load = lambda path=None: FakeJit
+        compiler.find_compiler = lambda nvcc="nvcc", **kw: ("nvrtc", %r)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = compiler.DynamicModule(linker="auto")
+        assert m.linked_by == "driver"
+        msgs = [str(x.message) for x in w
+                if issubclass(x.category, _toolchain.CompilerWarning)]
+        assert len(msgs) == 1 and "could not be loaded" in msgs[0], msgs
+        # nothing is missing: no warning
+        _nvjitlink.load = lambda path=None: None
+        _nvjitlink.find_library = lambda: None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert compiler.DynamicModule(linker="auto").linked_by == "driver"
+    """ % (str(bogus), str(bogus), str(bogus)))
+
+
+def test_linker_works_in_its_own_context(fake_lib, tmp_path):
+    """Calls, the load of link_module and the destruction run in the
+    Linker's context even when another one is current (the fake counts
+    cuLink* calls made off their state's context)."""
+    lib = tmp_path / "libcudadevrt.a"
+    lib.write_bytes(b"!<arch>\\n")
+    check(fake_lib, """
+        import ctypes, gc
+        fk.lib.fake_module_ctx.restype = ctypes.c_void_p
+        fk.lib.fake_module_ctx.argtypes = [ctypes.c_void_p]
+        off = fk.lib.fake_link_off_ctx
+        mine = drv.Context.get_current()
+        lk = drv.Linker()
+        other = drv.Device(0).make_context()          # now current
+        assert other.handle != mine.handle
+        depth = fk["stack_depth"]
+        lk.add_data(image("kernel a 8"), drv.jit_input_type.CUBIN, "a.cubin")
+        lk.add_file(%r, drv.jit_input_type.LIBRARY)
+        mod = lk.link_module()
+        assert off() == 0, off()
+        assert fk.lib.fake_module_ctx(mod.handle) == mine.handle
+        assert mod.context.handle == mine.handle
+        assert drv.Context.get_current().handle == other.handle
+        assert fk["stack_depth"] == depth
+        mod.get_function("a")
+        # a failing add (the link log) leaves the stack as it was
+        lk2 = drv.Linker()                            # made in `other`
+        drv.Context.pop()                             # `mine` is current
+        try:
+            lk2.add_data(b"junk", drv.jit_input_type.CUBIN, "junk.cubin")
+        except drv.LogicError as e:
+            assert "junk.cubin" in str(e)
+        else:
+            raise AssertionError("junk linked")
+        assert drv.Context.get_current().handle == mine.handle
+        # destroyed in its context too
+        before = fk.lib.fake_live_links()
+        del lk, lk2
+        gc.collect()
+        assert fk.lib.fake_live_links() == before - 2
+        assert off() == 0, off()
+        assert drv.Context.get_current().handle == mine.handle
+        # a detached context: calls say so, the state is still freed
+        lk3 = drv.Linker()
+        third = drv.Device(0).make_context()
+        lk4 = drv.Linker()
+        third.detach()
+        try:
+            lk4.add_data(image("kernel b 8"), drv.jit_input_type.CUBIN, "b")
+        except drv.InvalidContextError as e:
+            assert "detached" in str(e)
+        else:
+            raise AssertionError("used a Linker of a detached context")
+        del lk3, lk4
+        gc.collect()
+        assert fk.lib.fake_live_links() == 0
+    """ % str(lib))

@@ -373,3 +373,26 @@ def test_structs_by_value_are_packed_at_their_offsets(fake_lib):
         g = nomod.get_function("n").prepare("P12si")
         assert g.param_info == [(0, 8), (8, 12), (20, 4)]
     """)
+
+
+def test_failed_detach_keeps_the_attach_hold(fake_lib):
+    """A cuCtxDetach that fails gives nothing back: gpuarr still counts the
+    hold, so the next detach() retries it instead of releasing the context."""
+    check(fake_lib, ATTACHED + textwrap.dedent("""
+        a = drv.Context.attach()
+        assert attached(ctx) == 1
+        fk.lib.fake_fail_next_detach()
+        try:
+            a.detach()
+        except drv.Error as e:
+            assert "cuCtxDetach" in str(e), e
+        else:
+            raise AssertionError("the failing cuCtxDetach was not reported")
+        assert attached(ctx) == 1
+        assert fk["primary_refcount"] == 1
+        a.detach()                       # the retry gives the hold back
+        assert attached(ctx) == 0 and fk["primary_refcount"] == 1
+        assert drv.Context.get_current() is ctx
+        ctx.detach()                     # and only now the autoinit hold
+        assert fk["primary_refcount"] == 0
+    """))

@@ -757,6 +757,8 @@ EXPORT CUresult cuCtxAttach(void **out, unsigned int flags)
     return OK;
 }
 
+static int fail_next_detach;   /* fake_fail_next_detach */
+
 /* Gives back one cuCtxAttach hold; the context must be current. */
 EXPORT CUresult cuCtxDetach(void *h)
 {
@@ -764,12 +766,20 @@ EXPORT CUresult cuCtxDetach(void *h)
     NEED_CTX(&c);
     if ((void *)c != h)
         return FAIL(E_INVALID_CONTEXT);
+    if (__sync_lock_test_and_set(&fail_next_detach, 0))
+        return FAIL(E_INVALID_VALUE);
     LOCK();
     int ok = c->attached > 0;
     if (ok)
         c->attached--;
     UNLOCK();
     return ok ? OK : FAIL(E_INVALID_CONTEXT);
+}
+
+/* The next cuCtxDetach fails (with the hold kept), as a driver's might. */
+EXPORT void fake_fail_next_detach(void)
+{
+    __sync_lock_test_and_set(&fail_next_detach, 1);
 }
 #endif
 
@@ -1905,16 +1915,26 @@ EXPORT CUresult cuEventElapsedTime(float *ms, void *start, void *end)
 /* ---- linking (cuLink*) ----
  * A link state concatenates the FAKE images given to it (their directive
  * lines under one "FAKE" header); libraries are counted, not read (a real
- * libcudadevrt.a is binary). Anything else is refused, with a log. */
+ * libcudadevrt.a is binary). Anything else is refused, with a log. Calls on a
+ * link state while another context than its creator's is current are
+ * counted (fake_link_off_ctx): the driver ties a link state to its context. */
 typedef struct FakeLink {
     char *text;
     size_t len;
     int images, libraries, completed;
     char *error_log;
     size_t error_cap;
+    Ctx *ctx;                 /* current when it was created */
     struct FakeLink *next;
 } FakeLink;
 static FakeLink *links;
+static int link_off_ctx;
+
+static void link_note_ctx(FakeLink *l)
+{
+    if (l && current() != l->ctx)
+        __sync_fetch_and_add(&link_off_ctx, 1);
+}
 
 static FakeLink *find_link(void *h)
 {
@@ -1926,7 +1946,8 @@ static FakeLink *find_link(void *h)
 
 EXPORT CUresult cuLinkCreate_v2(unsigned int nopts, int *opts, void **vals, void **out)
 {
-    NEED_CTX(NULL);
+    Ctx *c;
+    NEED_CTX(&c);
     if (!out || (nopts && (!opts || !vals)))
         return FAIL(E_INVALID_VALUE);
     FakeLink *l = calloc(1, sizeof *l);
@@ -1936,6 +1957,7 @@ EXPORT CUresult cuLinkCreate_v2(unsigned int nopts, int *opts, void **vals, void
         if (opts[i] == 5) l->error_log = vals[i];
         if (opts[i] == 6) l->error_cap = (size_t)(uintptr_t)vals[i];
     }
+    l->ctx = c;
     l->text = strdup("FAKE\n");
     l->len = 5;
     LOCK();
@@ -1977,6 +1999,7 @@ EXPORT CUresult cuLinkAddData_v2(void *h, int type, void *data, size_t size, con
 {
     (void)opts; (void)vals;
     FakeLink *l = find_link(h);
+    link_note_ctx(l);
     if (!l || l->completed)
         return FAIL(E_INVALID_HANDLE);
     if (!data || !size || nopts)
@@ -1989,6 +2012,7 @@ EXPORT CUresult cuLinkAddFile_v2(void *h, int type, const char *path, unsigned i
 {
     (void)opts; (void)vals;
     FakeLink *l = find_link(h);
+    link_note_ctx(l);
     if (!l || l->completed)
         return FAIL(E_INVALID_HANDLE);
     if (!path || nopts)
@@ -2011,6 +2035,7 @@ EXPORT CUresult cuLinkAddFile_v2(void *h, int type, const char *path, unsigned i
 EXPORT CUresult cuLinkComplete(void *h, void **out, size_t *size)
 {
     FakeLink *l = find_link(h);
+    link_note_ctx(l);
     if (!l || l->completed)
         return FAIL(E_INVALID_HANDLE);
     if (!out || !size)
@@ -2035,11 +2060,28 @@ EXPORT CUresult cuLinkDestroy(void *h)
     if (l)
         *pp = l->next;
     UNLOCK();
+    link_note_ctx(l);
     if (!l)
         return FAIL(E_INVALID_HANDLE);
     free(l->text);
     free(l);
     return OK;
+}
+
+/* Calls on link states made while another context was current. */
+EXPORT int fake_link_off_ctx(void)
+{
+    return link_off_ctx;
+}
+
+/* The context a module was loaded into (NULL: no such module). */
+EXPORT void *fake_module_ctx(void *h)
+{
+    LOCK();
+    Res *r = find_handle(h, R_MODULE);
+    void *c = r ? (void *)r->ctx : NULL;
+    UNLOCK();
+    return c;
 }
 
 /* Live link states (a helper for the tests). */
