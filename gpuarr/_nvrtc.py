@@ -35,9 +35,10 @@ __all__ = ["CompilerNotFoundError", "NVRTC", "candidates", "find_library",
            "load", "preload", "reset", "nvidia_dirs", "INSTALL_HINT"]
 
 #: What to tell a user who has no compiler at all.
-INSTALL_HINT = ("install NVRTC with `pip install gpuarr[nvrtc]` (the "
-                "nvidia-cuda-nvrtc wheel), or the CUDA toolkit (which provides "
-                "both NVRTC and nvcc), or point GPUARR_NVRTC at libnvrtc.so")
+INSTALL_HINT = ("install NVRTC with `pip install nvidia-cuda-nvrtc` (NVIDIA's "
+                "wheel; from a gpuarr checkout, `pip install \".[nvrtc]\"` "
+                "brings it), or the CUDA toolkit (which provides both NVRTC "
+                "and nvcc), or point GPUARR_NVRTC at libnvrtc.so")
 
 _WHEEL_LIBS = (
     ("cu13", "lib", "libnvrtc.so.13"),

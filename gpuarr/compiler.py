@@ -24,7 +24,7 @@ Compilers
 ---------
 NVRTC (a shared library, no process started) is preferred; where it cannot
 be found, ``nvcc`` is run as a subprocess. See :mod:`gpuarr._nvrtc` for
-where NVRTC is looked for. ``pip install gpuarr[nvrtc]`` installs it.
+where NVRTC is looked for. ``pip install nvidia-cuda-nvrtc`` installs it.
 ``GPUARR_COMPILER=nvrtc|nvcc`` (or ``backend=`` on :func:`compile`) forces
 one; ``GPUARR_NVRTC=/path/libnvrtc.so.13`` picks a library.
 

@@ -308,7 +308,7 @@ def test_nothing_found_says_what_to_install(monkeypatch):
     with pytest.raises(compiler.CompilerNotFoundError) as info:
         compiler.compile(KERNEL, arch="sm_90", cache_dir=False)
     msg = str(info.value)
-    assert "pip install gpuarr[nvrtc]" in msg and "CUDA toolkit" in msg
+    assert "pip install nvidia-cuda-nvrtc" in msg and "CUDA toolkit" in msg
     assert isinstance(info.value, RuntimeError)
 
 
