@@ -238,6 +238,19 @@ def test_hello_example():
     assert all(float(v) == 0.0 for v in numbers)
 
 
+@pytest.mark.parametrize("name, says", [
+    ("gpuarray_basics.py", "mean of sin^2 + cos^2:"),
+    ("elementwise_axpy.py", "largest difference from numpy:")])
+def test_readme_examples(name, says):
+    """The README's other two examples run (each checks its own result
+    against numpy and fails with an AssertionError otherwise)."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stderr == ""
+    assert r.stdout.startswith(says)
+
+
 def test_axpy_random(drv, mod):
     f = mod.get_function("axpy")
     for n in (1, 1000, 2**20 + 3):
