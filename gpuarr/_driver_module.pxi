@@ -46,6 +46,38 @@ cdef class Module:
             raise _make_error(r, "cuModuleGetGlobal_v2", "variable name: %r" % name)
         return (p, n)
 
+    def get_texref(self, name):
+        """PyCUDA's texture-reference lookup, which cannot exist any more.
+
+        Raises
+        ------
+        NotSupportedError
+            Always: CUDA 12 removed texture references (and
+            ``cuModuleGetTexRef``) from the driver API. The message names
+            what to use instead: texture objects (``cudaTextureObject_t``
+            kernel arguments), or a plain ``const T *__restrict__``
+            pointer argument, whose loads use the same read-only cache.
+        """
+        raise _errors.NotSupportedError(
+            "Module.get_texref(%r): texture references were removed in CUDA "
+            "12 (cuModuleGetTexRef is gone); declare the kernel argument as "
+            "a cudaTextureObject_t and pass a texture object, or read the "
+            "data through a plain const T *__restrict__ argument" % (name,))
+
+    def get_surfref(self, name):
+        """PyCUDA's surface-reference lookup, which cannot exist any more.
+
+        Raises
+        ------
+        NotSupportedError
+            Always: CUDA 12 removed surface references; use surface objects
+            (``cudaSurfaceObject_t`` kernel arguments).
+        """
+        raise _errors.NotSupportedError(
+            "Module.get_surfref(%r): surface references were removed in CUDA "
+            "12 (cuModuleGetSurfRef is gone); declare the kernel argument as "
+            "a cudaSurfaceObject_t and pass a surface object" % (name,))
+
     def __dealloc__(self):
         cdef bint pushed = False
         cdef CUresult r

@@ -1274,3 +1274,21 @@ def test_prepare_without_param_info_lays_structs_at_their_alignment(fake_lib):
         x = m.get_function("x").prepare(["B", "5s"])   # 5s: align 1, known
         assert x.param_info == [(0, 1), (1, 5)], x.param_info
     """)
+
+
+def test_texture_and_surface_references_name_their_replacements(fake_lib):
+    """CUDA 12 removed texture/surface references: PyCUDA's lookups raise
+    NotSupportedError (a RuntimeError) naming texture/surface objects."""
+    check(fake_lib, """
+        m = drv.module_from_buffer(image("kernel k 8"))
+        for get, what in ((m.get_texref, "cudaTextureObject_t"),
+                          (m.get_surfref, "cudaSurfaceObject_t")):
+            try:
+                get("tex")
+            except drv.NotSupportedError as exc:
+                assert isinstance(exc, RuntimeError)
+                assert "removed in CUDA 12" in str(exc) and what in str(exc), exc
+                assert "'tex'" in str(exc)
+            else:
+                raise AssertionError("%s did not raise" % get)
+    """)
