@@ -18,7 +18,8 @@ from ._nvrtc import CompilerNotFoundError
 
 __all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
            "nvcc_identity", "toolkit_roots", "nvidia_dirs", "default_includes",
-           "bundled_dir", "bundled_includes", "select", "mark_broken",
+           "includes_stamp", "bundled_dir", "bundled_includes", "select",
+           "mark_broken",
            "find_compiler", "listing", "HEADER_PACKAGES", "missing_headers",
            "header_package", "hints", "compile_error", "warn", "keep_dir",
            "run_nvcc"]
@@ -139,6 +140,36 @@ def default_includes():
     found = tuple(found)
     _memo["includes"] = found
     return found
+
+
+def includes_stamp(dirs):
+    """What the disk cache's key records of include directories: each
+    directory with its modification time (nanoseconds; None when it is
+    gone).
+
+    Installing, upgrading or removing a header wheel (``pip`` removes the
+    old files and writes new ones) changes the modification time of the
+    directories that hold them, so a kernel compiled against the old
+    headers is not taken from the cache afterwards. A header edited in
+    place without touching its directory is not noticed (clear the cache).
+    One ``os.stat`` per directory, paid only where a key is computed (a
+    compile that missed the in-memory caches).
+
+    Parameters
+    ----------
+    dirs : sequence of str
+
+    Returns
+    -------
+    tuple of (str, int or None)
+    """
+    out = []
+    for d in dirs:
+        try:
+            out.append((d, os.stat(d).st_mtime_ns))
+        except OSError:
+            out.append((d, None))
+    return tuple(out)
 
 
 def bundled_dir(ident, directory=None):

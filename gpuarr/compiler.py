@@ -355,11 +355,12 @@ def _build(source, nvcc, options, keep, no_extern_c, arch, code, cache_dir,
             includes = (include_dirs, _toolchain.default_includes())
             headers, headers_id = _headers.for_nvrtc(includes[0] + includes[1])
             key_opts = opts + ["-I" + d for d in includes[0] + includes[1]]
+            key_opts.append(_toolchain.includes_stamp(includes[0] + includes[1]))
         else:
             real_arch = arch
             opts = options + ["-I" + d for d in include_dirs + (_headers.INCLUDE_DIR,)]
             headers_id = _headers.for_nvcc()
-            key_opts = opts
+            key_opts = opts + [_toolchain.includes_stamp(include_dirs)]
         directory = _disk_dir(cache_dir)
         key = kind = None
         if directory is not None:

@@ -880,3 +880,26 @@ def test_import_does_not_load_nvrtc():
             "print([e for e in seen if 'nvrtc' in e or not e.startswith('dlopen')],"
             " 'libnvrtc' in open('/proc/self/maps').read())\n")
     assert _fresh(code).splitlines()[-1] == "[] False"
+
+
+@needs_nvrtc
+def test_disk_key_follows_include_directories(cache, monkeypatch, tmp_path):
+    """A header wheel installed, upgraded or removed (its directory's
+    modification time moves) makes the next compile miss the disk cache."""
+    counter = Counter(monkeypatch)
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "mine.h").write_text("#define MINE 1\n")
+    src = "#include <mine.h>\n" + KERNEL
+    kw = dict(arch="sm_90", backend="nvrtc", cache_dir=cache, include_dirs=[str(inc)])
+    compiler.compile(src, **kw)
+    compiler.compile(src, **kw)
+    assert counter.calls == 1                      # a hit while nothing moved
+    st = os.stat(inc)
+    (inc / "mine.h").unlink()                      # what pip does on upgrade
+    (inc / "mine.h").write_text("#define MINE 2\n")
+    os.utime(inc, ns=(st.st_atime_ns, st.st_mtime_ns + 10 ** 9))
+    compiler.compile(src, **kw)
+    assert counter.calls == 2 and len(entries(cache)) == 2
+    assert _toolchain.includes_stamp([str(inc), str(tmp_path / "gone")]) == (
+        (str(inc), os.stat(inc).st_mtime_ns), (str(tmp_path / "gone"), None))
