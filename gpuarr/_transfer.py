@@ -220,7 +220,13 @@ def _fill(a, value, stream):
 
 
 def assign(dst, value, stream=None):
-    """``dst[...] = value`` with numpy's broadcasting and unsafe casting."""
+    """``dst[...] = value`` with numpy's broadcasting and unsafe casting.
+
+    With a ``stream``, a call that had to make a device temporary (a host
+    value of another shape, or a source overlapping ``dst``) waits for the
+    stream before returning (:func:`settle_temporaries`).
+    """
+    made = False
     if isinstance(value, GPUArray) or (
             not isinstance(value, np.ndarray)
             and hasattr(value, "__cuda_array_interface__")):
@@ -241,6 +247,7 @@ def assign(dst, value, stream=None):
             return
         _layout.value_shape(host.shape, dst.shape)     # refuse before any copy
         src = _creation.to_gpu(host)
+        made = True
     else:
         fill(dst, value, stream)
         return
@@ -256,5 +263,7 @@ def assign(dst, value, stream=None):
         return
     if src.size and _layout.overlaps(src, dst):
         src = src.copy(stream=stream)
+        made = True
     copy_into(dst, src, stream)
+    settle_temporaries(stream, made)
 

@@ -857,3 +857,32 @@ def test_per_stream_buffers_are_bounded_and_wait_for_their_stream(fake_lib):
         assert int(big) != small and fk["stream_syncs"] == syncs + 4
         assert fk["live_allocations"] == live_a + S._MAX_SCRATCH
     """)
+
+
+def test_assign_on_a_stream_waits_only_for_its_temporaries(fake_lib):
+    """The pool does not track streams: an assignment on a stream that had
+    to copy its source first (here: a source overlapping the destination)
+    waits for the stream before that copy is dropped; one that made no
+    temporary does not wait."""
+    check(fake_lib, """
+        from gpuarr import _transfer
+        s = drv.Stream()
+        h = rand((64,), "f4")
+        a = ga.to_gpu(h)
+        b = ga.to_gpu(h[::-1].copy())
+        def syncs(fn):
+            before = fk["stream_syncs"]
+            fn()
+            return fk["stream_syncs"] - before
+        assert syncs(lambda: _transfer.assign(a[:8], b[:8], stream=s)) == 0
+        assert syncs(lambda: _transfer.assign(a[8:16], h[:8], stream=s)) == 0
+        assert syncs(lambda: _transfer.assign(a[1:], a[:-1], stream=s)) == 1
+        assert syncs(lambda: _transfer.assign(a[1:], a[:-1])) == 0  # no stream
+        s.synchronize()
+        want = h.copy()
+        want[:8] = h[::-1][:8]
+        want[8:16] = h[:8]
+        want[1:] = want[:-1].copy()
+        want[1:] = want[:-1].copy()
+        same(a.get(), want)
+    """)
