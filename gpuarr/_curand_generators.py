@@ -75,7 +75,24 @@ def _tile(table, n):
 
 
 def direction_vectors_host(count, direction=direction_vector_set.VECTOR_32):
-    """:func:`generate_direction_vectors` as a numpy array (no GPU)."""
+    """:func:`generate_direction_vectors` as a numpy array (no GPU).
+
+    Parameters
+    ----------
+    count : int
+    direction : direction_vector_set, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(count, 32)`` uint32 or ``(count, 64)`` uint64, as
+        :func:`generate_direction_vectors`.
+
+    Raises
+    ------
+    ValueError, TypeError, gpuarr._curand.CurandNotFoundError
+        As :func:`generate_direction_vectors`.
+    """
     n = _count(count)
     if direction is None:           # PyCUDA's default argument
         direction = direction_vector_set.VECTOR_32
@@ -113,16 +130,54 @@ def generate_direction_vectors(count, direction=direction_vector_set.VECTOR_32):
 
 
 def generate_scramble_constants32(count):
-    """``count`` uint32 Sobol scramble constants, a GPUArray: element ``k``
-    is cuRAND's constant of dimension ``k % 20000``
-    (``curandGetScrambleConstants32``), as PyCUDA."""
+    """Sobol scramble constants for ``count`` dimensions, on the GPU.
+
+    Parameters
+    ----------
+    count : int
+        Dimensions; element ``k`` is cuRAND's constant of dimension
+        ``k % 20000`` (``curandGetScrambleConstants32``), as PyCUDA.
+
+    Returns
+    -------
+    GPUArray
+        ``(count,)`` uint32.
+
+    Raises
+    ------
+    ValueError
+        For a negative count.
+    TypeError
+        For a count that is not an integer.
+    gpuarr._curand.CurandNotFoundError
+        When ``libcurand`` is missing.
+    """
     return _creation.to_gpu(_tile(_curand.scramble_constants(32), _count(count)))
 
 
 def generate_scramble_constants64(count):
-    """``count`` uint64 Sobol scramble constants, a GPUArray: element ``k``
-    is cuRAND's constant of dimension ``k % 20000``
-    (``curandGetScrambleConstants64``), as PyCUDA."""
+    """Sobol scramble constants for ``count`` dimensions, on the GPU.
+
+    Parameters
+    ----------
+    count : int
+        Dimensions; element ``k`` is cuRAND's constant of dimension
+        ``k % 20000`` (``curandGetScrambleConstants64``), as PyCUDA.
+
+    Returns
+    -------
+    GPUArray
+        ``(count,)`` uint64.
+
+    Raises
+    ------
+    ValueError
+        For a negative count.
+    TypeError
+        For a count that is not an integer.
+    gpuarr._curand.CurandNotFoundError
+        When ``libcurand`` is missing.
+    """
     return _creation.to_gpu(_tile(_curand.scramble_constants(64), _count(count)))
 
 

@@ -83,8 +83,27 @@ def _new_context(dev):
 
 def get_default_device(default=0):
     """The device ``CUDA_DEVICE`` names, else ``Device(default)``
-    (PyCUDA's deprecated ``get_default_device``; warns with
-    DeprecationWarning: use :func:`make_default_context`)."""
+    (PyCUDA's deprecated ``get_default_device``).
+
+    Parameters
+    ----------
+    default : int, optional
+        The ordinal used when ``CUDA_DEVICE`` is unset or 0.
+
+    Returns
+    -------
+    gpuarr.driver.Device
+
+    Warns
+    -----
+    DeprecationWarning
+        Always: use :func:`make_default_context`.
+
+    Raises
+    ------
+    ValueError
+        When ``CUDA_DEVICE`` is not a device ordinal.
+    """
     warnings.warn("gpuarr.tools.get_default_device is kept for PyCUDA "
                   "code only: make a context with make_default_context()",
                   DeprecationWarning, stacklevel=2)
@@ -452,7 +471,24 @@ def init_cuda_context_fixture():
 def mark_cuda_test(inner_f):
     """Decorator: run the test in a fresh default context (PyCUDA's
     ``mark_cuda_test``), as :func:`init_cuda_context_fixture` does, and
-    mark it ``pytest.mark.cuda`` when pytest is importable."""
+    mark it ``pytest.mark.cuda`` when pytest is importable.
+
+    Parameters
+    ----------
+    inner_f : callable
+        The test function.
+
+    Returns
+    -------
+    callable
+        The wrapped test: a context is made (:func:`make_default_context`)
+        and current while it runs, and detached after, even when it raises.
+
+    Raises
+    ------
+    RuntimeError
+        From the wrapped call, when no device can give a context.
+    """
     @functools.wraps(inner_f)
     def in_fresh_context(*args, **kwargs):
         fixture = init_cuda_context_fixture()

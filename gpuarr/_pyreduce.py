@@ -177,7 +177,28 @@ def max(a, stream=None, *, axis=None, out=None, keepdims=False):  # noqa: A001
 
 
 def min(a, stream=None, *, axis=None, out=None, keepdims=False):  # noqa: A001
-    """Smallest element (PyCUDA's ``gpuarray.min``); see :func:`max`."""
+    """Smallest element (PyCUDA's ``gpuarray.min``), NaN-propagating as
+    numpy's ``min`` (PyCUDA's skips NaN).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Any shape and supported dtype.
+    stream : gpuarr.driver.Stream, optional
+    axis, out, keepdims
+        numpy's, keyword-only.
+
+    Returns
+    -------
+    GPUArray
+        0-d of ``a``'s dtype for a full reduction, else the reduced shape.
+
+    Raises
+    ------
+    ValueError
+        For an empty array (numpy's "zero-size array to reduction operation
+        minimum which has no identity").
+    """
     return _extremum("min", "minimum", a, stream, axis, out, keepdims)
 
 
@@ -563,8 +584,32 @@ def subset_max(subset, a, stream=None, *, mode="raise"):
 
 
 def subset_min(subset, a, stream=None, *, mode="raise"):
-    """``min(a[subset])`` in one pass (PyCUDA's ``gpuarray.subset_min``);
-    see :func:`subset_max`."""
+    """``min(a[subset])`` in one pass (PyCUDA's ``gpuarray.subset_min``),
+    NaN-propagating; the gathered array is never built.
+
+    Parameters
+    ----------
+    subset : GPUArray or array_like
+        Integer indices into ``a`` (any integer dtype, any shape).
+    a : GPUArray or array_like
+        1-D, any supported dtype.
+    stream : gpuarr.driver.Stream, optional
+    mode : {"raise", "wrap", "clip"}, optional
+        As :func:`subset_max` (numpy.take's rules for the indices).
+
+    Returns
+    -------
+    GPUArray
+        0-d of ``a``'s dtype.
+
+    Raises
+    ------
+    IndexError
+        With ``mode="raise"``, for an index outside ``[-len(a), len(a))``,
+        before the reduction.
+    ValueError
+        For an empty subset, or an ``a`` that is not 1-D.
+    """
     x = _rs.as_array(a)
     return _subset("subset_min", subset, (x,), x.dtype, x.dtype, stream, None,
                    mode, (a,))
