@@ -84,3 +84,17 @@ def batch_sources(specs):
         parts.append("#undef GPUARR_COMPLEX_HPP\nnamespace ga_t%d {\n%s\n}\n"
                      % (k, sp.source().replace(sp.name, "%s_%d" % (sp.name, k))))
     return "".join(parts)
+
+
+def nvrtc_reason():
+    """None when gpuarr finds and loads an NVRTC here, else why not (the
+    skip reason of tests that compile with NVRTC)."""
+    from gpuarr import _nvrtc
+    try:
+        path = _nvrtc.find_library()
+        if path is None:
+            return "NVRTC not found (pip install nvidia-cuda-nvrtc)"
+        _nvrtc.load(path)
+    except Exception as exc:
+        return "NVRTC unusable: %s" % exc
+    return None

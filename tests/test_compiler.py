@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from _util import CHILD_CWD, child_env
+from _util import CHILD_CWD, child_env, nvrtc_reason
 
 from gpuarr import _cache, _config, _nvrtc, _toolchain, compiler
 from gpuarr._errors import CompileError, Error, InvalidContextError
@@ -52,22 +52,11 @@ def clean_env(monkeypatch, tmp_path):
     compiler.clear_memory_cache()
 
 
-def _nvrtc_reason():
-    try:
-        path = _nvrtc.find_library()
-        if path is None:
-            return "NVRTC not found (pip install nvidia-cuda-nvrtc)"
-        _nvrtc.load(path)
-    except Exception as exc:
-        return "NVRTC unusable: %s" % exc
-    return None
-
-
 def _nvcc_reason():
     return None if _toolchain.which("nvcc") else "nvcc not found"
 
 
-NVRTC_REASON = _nvrtc_reason()
+NVRTC_REASON = nvrtc_reason()
 NVCC_REASON = _nvcc_reason()
 needs_nvrtc = pytest.mark.skipif(NVRTC_REASON is not None, reason=str(NVRTC_REASON))
 needs_nvcc = pytest.mark.skipif(NVCC_REASON is not None, reason=str(NVCC_REASON))

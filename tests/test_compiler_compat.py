@@ -13,23 +13,13 @@ import numpy as np
 import pytest
 
 import _compat_kernels as K
+from _util import nvrtc_reason
 
 from gpuarr import _config, _headers, _nvrtc, _toolchain, compiler
 from gpuarr._errors import CompileError
 
 
-def _nvrtc_reason():
-    try:
-        path = _nvrtc.find_library()
-        if path is None:
-            return "NVRTC not found (pip install nvidia-cuda-nvrtc)"
-        _nvrtc.load(path)
-    except Exception as exc:
-        return "NVRTC unusable: %s" % exc
-    return None
-
-
-NVRTC_REASON = _nvrtc_reason()
+NVRTC_REASON = nvrtc_reason()
 pytestmark = pytest.mark.skipif(NVRTC_REASON is not None, reason=str(NVRTC_REASON))
 
 
