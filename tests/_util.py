@@ -98,3 +98,33 @@ def nvrtc_reason():
     except Exception as exc:
         return "NVRTC unusable: %s" % exc
     return None
+
+
+#: The fake libcuda's Python side (tests/fake_cuda/fakecuda.py)
+FAKE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_cuda")
+
+
+def run_fake_scenario(lib, src):
+    """Run the Python source ``src`` in a fresh interpreter on the fake
+    libcuda ``lib``, from a file (so that a failing assert shows its source
+    line); it passes when it exits 0 having printed DONE.
+
+    Returns
+    -------
+    subprocess.CompletedProcess
+    """
+    import subprocess
+    import sys
+    import tempfile
+    env = child_env(GPUARR_LIBCUDA=lib)
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], FAKE_DIR])
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "scenario.py")
+        with open(script, "w") as f:
+            f.write(src)
+        r = subprocess.run([sys.executable, script], capture_output=True,
+                           text=True, env=env, timeout=120, cwd=CHILD_CWD)
+    assert r.returncode == 0 and r.stdout.rstrip().endswith("DONE"), \
+        "scenario failed (rc=%d)\nstdout:\n%s\nstderr:\n%s" % (
+            r.returncode, r.stdout[-5000:], r.stderr[-5000:])
+    return r

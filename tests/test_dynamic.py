@@ -12,9 +12,8 @@ import warnings
 import pytest
 
 from gpuarr import _config, _nvrtc, _toolchain, compiler
+from test_driver_fake import _env
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE_DIR = os.path.join(HERE, "fake_cuda")
 
 PRELUDE = """\
 import os, sys
@@ -27,14 +26,6 @@ fk = Fake()
 """
 
 
-def _env(lib):
-    import gpuarr
-    env = dict(os.environ)
-    env["GPUARR_LIBCUDA"] = lib
-    where = os.path.dirname(os.path.dirname(os.path.abspath(gpuarr.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(
-        [where, FAKE_DIR] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return env
 
 
 def check(lib, code):

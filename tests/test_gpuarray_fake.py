@@ -15,16 +15,9 @@ fake saw no failing call (so no kernel was tried: a module load of a real
 cubin fails there) and, through counting wrappers put around the
 ``gpuarr.driver`` functions the array layer calls, which transfers ran.
 """
-import os
-import subprocess
-import sys
-import tempfile
 import textwrap
 
-from _util import CHILD_CWD, child_env
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE_DIR = os.path.join(HERE, "fake_cuda")
+from _util import run_fake_scenario
 
 
 
@@ -101,20 +94,7 @@ print('DONE')
 
 def check(lib, code):
     """Run a scenario; it passes when it exits 0 having printed DONE."""
-    src = PRELUDE + textwrap.dedent(code) + EPILOGUE
-    env = child_env(GPUARR_LIBCUDA=lib)
-    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], FAKE_DIR])
-    # from a file, so that a failing assert shows its source line
-    with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "scenario.py")
-        with open(script, "w") as f:
-            f.write(src)
-        r = subprocess.run([sys.executable, script], capture_output=True,
-                           text=True, env=env, timeout=120, cwd=CHILD_CWD)
-    assert r.returncode == 0 and r.stdout.rstrip().endswith("DONE"), \
-        "scenario failed (rc=%d)\nstdout:\n%s\nstderr:\n%s" % (
-            r.returncode, r.stdout[-5000:], r.stderr[-5000:])
-    return r
+    return run_fake_scenario(lib, PRELUDE + textwrap.dedent(code) + EPILOGUE)
 
 
 # ---------------------------------------------------------------------------

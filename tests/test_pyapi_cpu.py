@@ -5,17 +5,12 @@ compiled under NVRTC, and (on the fake libcuda) every argument check that
 must raise before anything is launched.  The GPU results are in
 tests/test_pyapi_gpu.py."""
 import inspect
-import os
-import subprocess
-import sys
-import tempfile
 import textwrap
 
 import numpy as np
 import pytest
 
-from _util import CHILD_CWD, FakeArray, child_env, kernel_compiler
-from test_kernels_render import _batch
+from _util import FakeArray, batch_sources as _batch, kernel_compiler, run_fake_scenario
 
 import gpuarr.gpuarray as ga
 from gpuarr import _dtypes, _pymethods, _pyreduce, cumath
@@ -262,9 +257,6 @@ def test_subset_kernels_compile():
 # ---------------------------------------------------------------------------
 # on the fake libcuda: checks before any launch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE_DIR = os.path.join(HERE, "fake_cuda")
-
 PRELUDE = """\
 import numpy as np
 import gpuarr.autoinit
@@ -295,18 +287,7 @@ print('DONE')
 def check(lib, code):
     """Run a scenario in a fresh interpreter on the fake libcuda; it passes
     when it exits 0 having printed DONE (and launched nothing)."""
-    src = PRELUDE + textwrap.dedent(code) + EPILOGUE
-    env = child_env(GPUARR_LIBCUDA=lib)
-    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], FAKE_DIR])
-    with tempfile.TemporaryDirectory() as d:
-        script = os.path.join(d, "scenario.py")
-        with open(script, "w") as f:
-            f.write(src)
-        r = subprocess.run([sys.executable, script], capture_output=True,
-                           text=True, env=env, timeout=120, cwd=CHILD_CWD)
-    assert r.returncode == 0 and r.stdout.rstrip().endswith("DONE"), \
-        "scenario failed (rc=%d)\nstdout:\n%s\nstderr:\n%s" % (
-            r.returncode, r.stdout[-5000:], r.stderr[-5000:])
+    run_fake_scenario(lib, PRELUDE + textwrap.dedent(code) + EPILOGUE)
 
 
 def test_subset_argument_checks_before_any_launch(fake_lib):
