@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from . import _dtypes, _vectypes
+from . import _argtypes, _dtypes
 
 __all__ = ["VectorArg", "ScalarArg", "KernelArguments", "parse_c_arg",
            "parse_arguments", "argument_decls", "check_name", "is_identifier",
@@ -224,15 +224,6 @@ def _struct_value(x, dtype, name):
                     % (name, _dtypes.ctype(dtype), type(x).__name__))
 
 
-def _struct_alignment(dtype):
-    """The alignment in bytes CUDA needs for an array of a registered
-    struct dtype: CUDA's for its vector types, numpy's otherwise."""
-    try:
-        return _vectypes.cuda_alignment(dtype)
-    except KeyError:
-        return max(dtype.alignment, 1)
-
-
 def parse_arguments(arguments, family="ElementwiseKernel"):
     """Parse a C argument list (string) or a list of Vector/ScalarArgs.
 
@@ -421,7 +412,9 @@ class KernelArguments:
                 raise TypeError("argument %r: array of dtype %s where %s was "
                                 "declared" % (name, x.dtype, dtype))
             if stype is _VOID:          # an array of structs
-                align = _struct_alignment(dtype)
+                # CUDA's for vector types, a C struct's for the others (the
+                # rule Function.prepare lays struct parameters out by)
+                align = _argtypes.c_alignment(dtype) or 1
                 if x.ptr % align:
                     raise ValueError(
                         "argument %r: an array of %s must start at a "
