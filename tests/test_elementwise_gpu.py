@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gpuarr import _dtypes
+from gpuarr import _dtypes, _layout
 
 pytestmark = pytest.mark.gpu
 
