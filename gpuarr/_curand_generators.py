@@ -344,7 +344,8 @@ class _CurandGenerator:
         ``curand_uniform`` and float64 ``curand_uniform_double`` (in (0,
         1]), int32/uint32 the 32 bits of ``curand`` and, for the 64-bit
         Sobol forms, int64/uint64 its 64 bits (int32/uint32 then take the
-        low 32 bits, as PyCUDA).
+        high 32 bits: PyCUDA stores the low 32, which are 0 for the first
+        2**32 points of a state).
 
         Parameters
         ----------

@@ -51,10 +51,15 @@ cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
     key = <uintptr_t>c
     old = _contexts.get(key)
     if old is not None and (<Context>old).valid:
-        # A second retain of the same primary context: keep one wrapper,
-        # and give back the extra reference the driver just counted.
-        if owned and primary and (<Context>old).owned:
-            check(api.cuDevicePrimaryCtxRelease(dev.handle), "cuDevicePrimaryCtxRelease_v2")
+        # A second retain of the same primary context: one wrapper stands
+        # for both holds, and the extra one is given back by one detach()
+        # (_retained), so that a retain/detach pair leaves the context, and
+        # the wrapper whoever holds it uses, as they were.
+        if owned and primary:
+            if (<Context>old).owned:
+                _retained[key] = _retained.get(key, 0) + 1
+            else:
+                (<Context>old).owned = True
         return old
     ctx = Context.__new__(Context)
     ctx.ctx = c
@@ -166,6 +171,11 @@ def _ctx_get_api_version(Context self=None):
 # Holds taken with Context.attach (cuCtxAttach) and not yet given back, per
 # context handle; each detach() of that context gives one back (cuCtxDetach).
 _attached = {}
+# Extra holds on a primary context: retain_primary_context() while a
+# wrapper holding it is alive returns that wrapper and counts one here; each
+# detach() gives one back (cuDevicePrimaryCtxRelease) before the wrapper's
+# own.
+_retained = {}
 
 
 cdef int _give_back_attach(CUcontext c) except -1:
@@ -328,7 +338,10 @@ cdef class Context:
         Pops it if it is current, then releases the primary context
         (``cuDevicePrimaryCtxRelease``) or destroys a created one
         (``cuCtxDestroy``). Handles still alive in it are dropped, with a
-        warning, when they die.
+        warning, when they die.  A primary context retained more than once
+        (one object stands for every retain) gives back one extra retain
+        per ``detach()``, and nothing else changes, until the last; an
+        :meth:`attach` hold likewise.
         """
         global _last
         cdef CUcontext cur = NULL
@@ -339,6 +352,15 @@ cdef class Context:
             # stays valid (its other hold, or none for a context someone
             # else made current, is as it was before the attach).
             _give_back_attach(self.ctx)
+            return
+        n = _retained.get(<uintptr_t>self.ctx, 0)
+        if n:
+            # one of several retains: release it, nothing else changes
+            check(api.cuDevicePrimaryCtxRelease(self.device.handle), "cuDevicePrimaryCtxRelease_v2")
+            if n == 1:
+                del _retained[<uintptr_t>self.ctx]
+            else:
+                _retained[<uintptr_t>self.ctx] = n - 1
             return
         for hook in list(_detach_hooks):
             try:
@@ -413,6 +435,8 @@ cdef class Context:
             return
         self.valid = False
         if self.primary:
+            for _ in range(_retained.pop(<uintptr_t>self.ctx, 0)):
+                api.cuDevicePrimaryCtxRelease(self.device.handle)
             r = api.cuDevicePrimaryCtxRelease(self.device.handle)
         else:
             r = api.cuCtxDestroy(self.ctx)

@@ -112,6 +112,9 @@ cdef class Device:
         so objects made in it can be shared with them. The returned
         :class:`Context` is not made current: call ``push()``. It is released
         (``cuDevicePrimaryCtxRelease``) by ``detach()`` or when it dies.
+        While a :class:`Context` of it is alive (``gpuarr.autoinit``'s, say)
+        that same object is returned, holding one more retain, which one
+        ``detach()`` gives back without popping or invalidating it.
         """
         cdef CUcontext c = NULL
         check(api.cuDevicePrimaryCtxRetain(&c, self.handle), "cuDevicePrimaryCtxRetain")

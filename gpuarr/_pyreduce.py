@@ -29,6 +29,8 @@ convention: ``float(x)`` or ``x.get()`` read it), allocated with
 ``stream`` (default the legacy stream).
 """
 
+import builtins
+
 import numpy as np
 
 from . import _creation, _layout, _transfer, _ufunc
@@ -441,7 +443,7 @@ def _subset(op, subset, arrays, res, ct, stream, allocator, mode, given):
         _check_bounds(subset, arrays, stream)
     w = _new((), res, allocator)
     _red.run_subset_reduction(op, subset, arrays, w, ct, mode, stream)
-    _transfer.settle_temporaries(stream, any(
+    _transfer.settle_temporaries(stream, builtins.any(
         _made(x, g) for x, g in zip([subset] + arrays, given)))
     return w
 

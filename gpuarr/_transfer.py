@@ -136,8 +136,14 @@ def copy_order(order, a):
     return order
 
 
+#: same-dtype copies of these dtypes move the items' bits (numpy's copy)
+_AS_BITS = {np.dtype(np.float16): np.dtype(np.uint16),
+            np.dtype(np.bool_): np.dtype(np.uint8)}
+
+
 def copy_into(out, src, stream=None):
-    """Copy ``src`` into ``out`` (same shape), casting; memcpy when possible."""
+    """Copy ``src`` into ``out`` (same shape), casting; memcpy when possible,
+    and bit for bit between arrays of one dtype."""
     if not out.size:
         return
     if (out.dtype == src.dtype and ((out._c and src._c) or (out._f and src._f))
@@ -147,6 +153,13 @@ def copy_into(out, src, stream=None):
         else:
             _drv.memcpy_dtod_async(out.ptr, src.ptr, out.nbytes, stream)
         return
+    bits = _AS_BITS.get(out.dtype) if out.dtype == src.dtype else None
+    if bits is not None and isinstance(src, GPUArray):
+        # numpy copies items of one dtype as they are: float16 NaN payloads
+        # (the copy kernel computes float16 in float, whose conversion back
+        # makes every NaN 0x7fff) and bool bytes other than 0 and 1 survive
+        out = out._view(out.shape, out.strides, 0, bits)
+        src = src._view(src.shape, src.strides, 0, bits)
     _ew.run_elementwise("copy", [out], [src], stream=stream)
 
 

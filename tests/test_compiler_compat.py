@@ -135,6 +135,22 @@ def test_with_libcu_the_c_headers_defer_to_it():
         ptx(src, no_extern_c=True)
 
 
+def test_float_h_when_cccl_cfloat_includes_float_h(tmp_path, monkeypatch):
+    # CCCL 3.0 (CUDA 13.0's) has <cuda/std/cfloat> include <float.h> under
+    # NVRTC rather than define the macros: with gpuarr's float.h that is a
+    # cycle, and the macros must still come (seen on the H200 with NVRTC
+    # 13.0 and the toolkit's CCCL)
+    no_search(monkeypatch)
+    std = tmp_path / "cuda" / "std"
+    std.mkdir(parents=True)
+    (std / "cfloat").write_text("#pragma once\n#include <float.h>\n")
+    for first, second in (("float.h", "cuda/std/cfloat"), ("cuda/std/cfloat", "float.h")):
+        src = ("#include <%s>\n#include <%s>\n"
+               'extern "C" __global__ void k(double *x) { x[0] = FLT_MAX + DBL_EPSILON + '
+               "DBL_MAX + FLT_MIN + FLT_RADIX; }\n" % (first, second))
+        assert b".entry k(" in ptx(src, no_extern_c=True, include_dirs=[str(tmp_path)])
+
+
 def test_user_include_dir_wins(tmp_path):
     (tmp_path / "stdint.h").write_text("#define USERS_STDINT 1\n")
     src = ("#include <stdint.h>\n#ifndef USERS_STDINT\n#error not the user's\n#endif\n"
@@ -298,6 +314,12 @@ def test_curand_kernel_from_the_wheel_layout(monkeypatch):
     if d is None:
         pytest.skip("no curand_kernel.h here (pip install nvidia-curand)")
     site = os.path.dirname(os.path.dirname(d))          # .../nvidia
+    lib = _nvrtc.load(_nvrtc.find_library())
+    if not (lib.has_bundled_headers or glob.glob(
+            os.path.join(site, "*", "include", "cuda", "std"))):
+        # curand_kernel.h includes CCCL's headers (nv/target, cuda/std)
+        pytest.skip("no CCCL among the wheels and NVRTC %d.%d bundles none "
+                    "(pip install nvidia-cuda-cccl, or NVRTC 13.3+)" % lib.version)
     monkeypatch.setattr(_toolchain, "toolkit_roots", lambda: [])
     monkeypatch.setattr(_toolchain, "nvidia_dirs", lambda: [site])
     _toolchain.reset()

@@ -609,7 +609,12 @@ def test_context_identity_push_pop_and_stack(fake_lib):
     check(fake_lib, """
         assert drv.Context.get_current() is ctx
         again = drv.Device(0).retain_primary_context()
-        assert again is ctx and fk["primary_refcount"] == 1      # one wrapper, one reference
+        assert again is ctx and fk["primary_refcount"] == 2      # one wrapper, two retains
+        again.push(); again.pop()
+        again.detach()                        # gives back the second retain only
+        assert fk["primary_refcount"] == 1 and fk["stack_depth"] == 1
+        assert drv.Context.get_current() is ctx and "detached" not in repr(ctx)
+        a = drv.mem_alloc(8); del a           # ctx still works
         assert drv.Context.pop() is ctx
         assert drv.Context.get_current() is None and fk["stack_depth"] == 0
         ctx.push()
@@ -692,6 +697,13 @@ def test_primary_context_is_reused_after_release(fake_lib):
         assert a.context is c2 and drv.Context.get_current() is c2
         del a
         assert fk["live_allocations"] == 0 and fk["errors"] == 0, fk.last_error()
+        drv.Context.pop()
+        # the wrapper of three retains dies: all three are released
+        assert dev.retain_primary_context() is c2 and dev.retain_primary_context() is c2
+        assert fk["primary_refcount"] == 3
+        del c2
+        import gc; gc.collect()
+        assert fk["primary_refcount"] == 0 and fk["errors"] == 0, fk.last_error()
     """, autoinit=False)
 
 

@@ -33,7 +33,11 @@
         dbl = ctype == "double"
         return {
             "uniform": "curand_uniform_double(sp)" if dbl else "curand_uniform(sp)",
-            "raw": "(%s)curand(sp)" % ctype,
+            # a 64-bit Sobol word's low 32 bits are 0 for its first 2**32
+            # points: 32-bit outputs take its high 32 bits
+            "raw": ("(%s)(curand(sp) >> 32)" % ctype
+                    if (not seeded and bits == 64 and ctype != "unsigned long long")
+                    else "(%s)curand(sp)" % ctype),
             "normal": "curand_normal_double(sp)" if dbl else "curand_normal(sp)",
             "normal2": "curand_normal2_double(sp)" if dbl else "curand_normal2(sp)",
             "log_normal": ("curand_log_normal_double(sp, mean, stddev)" if dbl

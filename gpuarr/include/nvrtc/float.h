@@ -1,6 +1,8 @@
 /* <float.h> for NVRTC (gpuarr): CCCL's <cuda/std/cfloat> where libcu++ is on
- * the include path (it defines these macros under NVRTC), else IEEE binary32 (float) and binary64
- * (double); long double is not available in device code. */
+ * the include path (newer CCCL defines these macros under NVRTC; CCCL 3.0,
+ * CUDA 13.0's, includes <float.h> there instead, which is this file, so the
+ * macros below are defined whenever it did not), else IEEE binary32 (float)
+ * and binary64 (double); long double is not available in device code. */
 #ifndef GPUARR_NVRTC_FLOAT_H
 #define GPUARR_NVRTC_FLOAT_H
 #if __has_include(<cuda/std/cfloat>)
@@ -8,7 +10,8 @@
 extern "C++" {
 #include <cuda/std/cfloat>
 }
-#else
+#endif  /* libcu++ */
+#ifndef FLT_MAX
 #define FLT_RADIX 2
 #define FLT_ROUNDS 1
 #define FLT_EVAL_METHOD 0
@@ -37,5 +40,5 @@ extern "C++" {
 #define DBL_TRUE_MIN 4.94065645841246544177e-324
 #define FLT_HAS_SUBNORM 1
 #define DBL_HAS_SUBNORM 1
-#endif  /* libcu++ */
+#endif  /* FLT_MAX */
 #endif
