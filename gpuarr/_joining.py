@@ -9,8 +9,9 @@ each input into its part of the result (``cuMemcpy`` when the layouts
 allow, else the elementwise ``copy`` kernel, which casts); more inputs are
 copied by ONE launch of the joining kernel, which reads a table of the
 inputs (addresses, shapes, strides, dtypes) from device memory
-(:mod:`gpuarr._joinkernels`).  Gathers run one kernel launch per
-:data:`gpuarr._joinkernels.NVEC` arrays.
+(:mod:`gpuarr._joinkernels`).  Gathers run one kernel launch per group
+of up to :data:`gpuarr._joinkernels.NVEC` arrays whose gathered data fit
+in half the L2 cache (:func:`gpuarr._joinkernels.gather_groups`).
 """
 
 import numpy as np
@@ -56,6 +57,8 @@ def _arrays(arrays):
     except TypeError:
         raise TypeError("the arrays to join must be passed as a sequence "
                         "(got %s)" % type(arrays).__name__) from None
+    if all(type(x) is GPUArray for x in seq):
+        return seq, False
     return ([_creation.asarray(x) for x in seq],
             not all(_on_device(x) for x in seq))
 
@@ -81,22 +84,42 @@ def _insert_axis(a, ax):
                    a.strides[:ax] + (a.dtype.itemsize,) + a.strides[ax:], 0)
 
 
-def _copy_pairs(pairs, dtype, stream):
-    """Copy every (destination view, source) pair, casting to ``dtype``;
-    whether a temporary (the device table) was made, which the caller keeps
-    until the copy on ``stream`` is done (:func:`_join` waits)."""
-    if len(pairs) <= FEW_INPUTS:
-        for dst, src in pairs:
-            _transfer.copy_into(dst, src, stream)
+class _Part:
+    """Where one input of a join goes: what the joining kernel's table
+    needs of a destination view (address, shape, byte strides, dtype),
+    without making a GPUArray."""
+
+    __slots__ = ("ptr", "shape", "strides", "dtype")
+
+    def __init__(self, ptr, shape, strides, dtype):
+        self.ptr = ptr
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+
+
+def _copy_parts(out, parts, stream):
+    """Copy every ``(source, byte offset into out)`` of ``parts`` into the
+    view of ``out`` of the source's shape at that offset, casting to
+    ``out.dtype``; whether a temporary (the device table) was made, which
+    the caller keeps until the copy on ``stream`` is done (:func:`_join`
+    waits)."""
+    if len(parts) <= FEW_INPUTS:
+        for src, off in parts:
+            _transfer.copy_into(out._view(src.shape, out.strides, off), src,
+                                stream)
         return False
-    made = _jk.copy_spec(dtype, pairs)
+    ptr, strides, dt = out.ptr, out.strides, out.dtype
+    made = _jk.copy_spec(dt, [(_Part(ptr + off, src.shape, strides, dt), src)
+                              for src, off in parts])
     if made is None:
         return False
     spec, table = made
     fn = _jk.function(spec)
     tab = _creation.empty_c((table.size,), _I64)
     _jk.upload(table, tab.ptr, stream)
-    fn.prepared_async_call(spec.grid, spec.block, stream, tab.ptr, *spec.tail)
+    fn.prepared_async_call(_jk.join_grid(spec), spec.block, stream, tab.ptr,
+                           *spec.tail)
     # the table is dropped on return
     return True
 
@@ -124,25 +147,27 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
     nd = arrs[0].ndim
     if nd == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
+    ax = _layout.normalize_axis(axis, nd)        # numpy checks it first
+    shape = list(arrs[0].shape)
+    rest = tuple(shape[:ax] + shape[ax + 1:])
+    total = 0
+    dts = set()
     for k, a in enumerate(arrs):
-        if a.ndim != nd:
+        s = a.shape
+        if len(s) != nd:
             raise ValueError(
                 "all the input arrays must have same number of dimensions, "
                 "but the array at index 0 has %d dimension(s) and the array "
-                "at index %d has %d dimension(s)" % (nd, k, a.ndim))
-    ax = _layout.normalize_axis(axis, nd)
-    shape = list(arrs[0].shape)
-    total = 0
-    for k, a in enumerate(arrs):
-        for d in range(nd):
-            if d != ax and a.shape[d] != shape[d]:
-                raise ValueError(
-                    "all the input array dimensions except for the "
-                    "concatenation axis must match exactly, but along "
-                    "dimension %d, the array at index 0 has size %d and the "
-                    "array at index %d has size %d"
-                    % (d, shape[d], k, a.shape[d]))
-        total += a.shape[ax]
+                "at index %d has %d dimension(s)" % (nd, k, len(s)))
+        if s[:ax] + s[ax + 1:] != rest:
+            d = next(d for d in range(nd) if d != ax and s[d] != shape[d])
+            raise ValueError(
+                "all the input array dimensions except for the "
+                "concatenation axis must match exactly, but along "
+                "dimension %d, the array at index 0 has size %d and the "
+                "array at index %d has size %d" % (d, shape[d], k, s[d]))
+        total += s[ax]
+        dts.add(a.dtype)
     shape[ax] = total
     shape = tuple(shape)
     if out is not None:
@@ -157,28 +182,28 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
     elif dtype is not None:
         rdt = _dtypes.canonical(dtype)
     else:
-        rdt = _dtypes.result_type(*[a.dtype for a in arrs])
-    for a in arrs:
-        if not np.can_cast(a.dtype, rdt, casting):
+        rdt = _dtypes.result_type(*dts)
+    for dt in dts:
+        if not np.can_cast(dt, rdt, casting):
             raise TypeError("Cannot cast array data from %r to %r according "
-                            "to the rule %r" % (a.dtype, rdt, casting))
+                            "to the rule %r" % (dt, rdt, casting))
     fresh = out is None
     if fresh:
         out = _creation.empty(shape, rdt, allocator=allocator)
     if not out.size:
         return out
-    pairs = []
+    parts = []
     off = 0
     step = out.strides[ax]
     for a in arrs:
         n = a.shape[ax]
-        if a.size:
+        if n:                       # out is not empty: neither is a
             if not fresh and _layout.overlaps(a, out):
                 a = a.copy(stream=stream)
                 made = True
-            pairs.append((out._view(a.shape, out.strides, off * step), a))
+            parts.append((a, off * step))
         off += n
-    made = _copy_pairs(pairs, rdt, stream) or made
+    made = _copy_parts(out, parts, stream) or made
     _transfer.settle_temporaries(stream, made)
     return out
 
@@ -459,16 +484,19 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
             _drv.memset_d8_async(bad.ptr, 0xFF, 8, stream)
     nv = _jk.NVEC
     pad = [0] * nv
-    for start in range(0, len(srcs), nv):
-        s = srcs[start:start + nv]
-        d = dsts[start:start + nv]
+    isz = srcs[0].dtype.itemsize
+    for start, stop in _jk.gather_groups(
+            [isz * sz for sz in sizes] if kind == "take"
+            else [d.nbytes for d in dsts]):
+        s = srcs[start:stop]
+        d = dsts[start:stop]
         m = len(s)
         args = [idx.ptr, n, bad.ptr if bad is not None else 0, m]
         args += [a.ptr for a in s] + pad[m:]
         args += [a.ptr for a in d] + pad[m:]
-        args += list(sizes[start:start + nv]) + [1] * (nv - m)
+        args += list(sizes[start:stop]) + [1] * (nv - m)
         if kind == "put":
-            args += list(nvals[start:start + nv]) + pad[m:]
+            args += list(nvals[start:stop]) + pad[m:]
         fn.prepared_async_call(grid, spec.block, stream, *args)
     if bad is None:
         return

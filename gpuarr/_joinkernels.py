@@ -6,11 +6,13 @@ them) and compiled once per context by :func:`function`:
 
 ``joining.cu.mako`` (:func:`copy_spec`)
     One launch copies many (destination view, source) pairs of equal
-    shapes, any strides (negative and 0 too), casting each source's values
-    to the destination dtype.  The pairs are rows of a small table the
-    caller copies to device memory; a kernel depends only on the output
-    dtype, the set of source dtypes, the number of dimensions after merging
-    and the index width, so joins of any number of arrays share it.
+    shapes, any strides (negative and 0 too): sources of the destination's
+    dtype as raw units of up to 16 bytes, others cast element by element.
+    The pairs are rows of a small table the caller copies to device
+    memory; the grid is persistent (:func:`join_grid`).  A kernel depends
+    only on the output dtype, the set of cast source dtypes, the number of
+    dimensions after merging and the index width, so joins of any number
+    of arrays share it.
 ``take.cu.mako`` (:func:`take_spec`)
     Gathers (``take``) and scatters (``put``) through an integer index
     array for up to :data:`NVEC` arrays per launch, values moved as raw
@@ -31,13 +33,17 @@ from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "copy_spec", "take_spec", "function",
-           "gather_grid", "upload", "NO_BAD", "STAGING_SLOTS",
-           "STAGING_WORDS"]
+           "gather_grid", "gather_groups", "join_grid", "upload", "NO_BAD", "STAGING_SLOTS",
+           "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
 
 #: threads per block of both families
 BLOCK = 256
-#: elements per thread of a joining block (a block copies BLOCK * UNROLL)
+#: units per thread of a joining chunk (a chunk is BLOCK * UNROLL units)
 UNROLL = 4
+#: blocks per multiprocessor of a joining launch (its grid is persistent)
+BLOCKS_PER_SM = 8
+#: joining tables of at most this many rows are searched in shared memory
+SHARED_ROWS = 1024
 #: arrays per launch of a take/put kernel
 NVEC = 16
 #: the "no bad index" value of a take/put kernel's flag word (all ones)
@@ -63,11 +69,12 @@ class _State:
     staging ring (made on first use; ``lock`` guards it: threads sharing
     the context upload through one ring)."""
 
-    __slots__ = ("kernels", "nsm", "staging", "events", "next", "lock")
+    __slots__ = ("kernels", "nsm", "l2", "staging", "events", "next", "lock")
 
-    def __init__(self, nsm):
+    def __init__(self, nsm, l2):
         self.kernels = {}
         self.nsm = nsm
+        self.l2 = l2
         self.staging = None
         self.events = [None] * STAGING_SLOTS
         self.next = 0
@@ -75,8 +82,9 @@ class _State:
 
 
 def _new_state(ctx):
-    nsm = ctx.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
-    return _State(int(nsm))
+    dev = ctx.get_device()
+    return _State(int(dev.get_attribute(device_attribute.MULTIPROCESSOR_COUNT)),
+                  int(dev.get_attribute(device_attribute.L2_CACHE_SIZE)))
 
 
 _state = _percontext.state(_new_state)
@@ -158,6 +166,31 @@ def upload(table, dst, stream=None):
         ev.record(stream)
 
 
+def gather_groups(nbytes):
+    """Split the arrays of a take/put into launches: consecutive groups of
+    at most :data:`NVEC` whose randomly accessed arrays (the sources of a
+    take, the destinations of a put), ``nbytes`` each, total at most half
+    the L2 cache, so that each launch's gathers hit in L2 (one array per
+    launch when they are larger).
+
+    Returns
+    -------
+    list of (int, int)
+        ``(start, stop)`` index ranges covering ``range(len(nbytes))``.
+    """
+    cap = _state().l2 // 2
+    groups = []
+    start, total = 0, 0
+    for k, b in enumerate(nbytes):
+        if k > start and (k - start == NVEC or total + b > cap):
+            groups.append((start, k))
+            start, total = k, 0
+        total += b
+    if start < len(nbytes):
+        groups.append((start, len(nbytes)))
+    return groups
+
+
 def gather_grid(n):
     """The grid of a take/put launch over ``n`` indices.
 
@@ -181,8 +214,79 @@ def _estrides(a):
     return tuple(s // isz for s in st)
 
 
+def _raw_row(shape, sst, dst_st, isz, align):
+    """A same-dtype row as raw units: (count, shape, source and
+    destination strides in units, unit width), the widest unit (at most
+    ``align`` bytes, the pointers' common alignment) the layout allows."""
+    # the element's bytes as a last axis, merged with the rest in bytes
+    mshape, (ms, md) = _layout.merge_dims(
+        tuple(shape) + (isz,), [tuple(sst) + (1,), tuple(dst_st) + (1,)])
+    if not mshape:
+        mshape, ms, md = (1,), (0,), (0,)
+    w = align
+    while w > 1:
+        if (mshape[-1] % w == 0 and ms[-1] == 1 and md[-1] == 1
+                and all(x % w == 0 for x in ms[:-1] + md[:-1])):
+            break
+        w //= 2
+    if w > 1:
+        mshape = mshape[:-1] + (mshape[-1] // w,)
+        ms = tuple(x // w for x in ms[:-1]) + (1,)
+        md = tuple(x // w for x in md[:-1]) + (1,)
+    n = _layout.prod(mshape)
+    mshape, (ms, md) = _layout.merge_dims(mshape, [ms, md])   # 1s go
+    if not mshape:
+        mshape, ms, md = (1,), (0,), (0,)
+    return n, mshape, ms, md, w
+
+
+_EMPTY = ()
+
+
+def _row(dst, src, out_dtype, align):
+    """One pair's row, checked: ``(unit count, ndim, code or None for a
+    cast, [shape, source strides, destination strides], 64-bit)``, or
+    ``_EMPTY`` for an empty pair."""
+    shape = tuple(dst.shape)
+    if tuple(src.shape) != shape:
+        raise ValueError("a source of shape %s for a destination of "
+                         "shape %s" % (_layout.shape_str(src.shape),
+                                       _layout.shape_str(shape)))
+    if dst.dtype != out_dtype:
+        raise ValueError("a destination of dtype %s in a copy to %s"
+                         % (dst.dtype, out_dtype))
+    sdt = _dtypes.check_supported(src.dtype)
+    if _layout.prod(shape) == 0:
+        return _EMPTY
+    ss, ds = _estrides(src), _estrides(dst)       # checks the strides
+    if sdt == out_dtype:
+        n, mshape, ms, md, w = _raw_row(shape, src.strides, dst.strides,
+                                        sdt.itemsize, align)
+        code = -w
+    else:
+        mshape, (ms, md) = _layout.merge_dims(shape, [ss, ds])
+        if not mshape:
+            mshape, ms, md = (1,), (0,), (0,)
+        n, code = _layout.prod(mshape), None
+    wide = _layout.needs_64bit(mshape, [ms, md], BLOCK * UNROLL * 2)
+    return (n, len(mshape), code, list(mshape) + list(ms) + list(md), wide)
+
+
+def _pad(cols, nd, ndim):
+    """A row's shape and strides of ``nd`` dimensions padded to ``ndim``
+    (leading length-1 axes of stride 0)."""
+    k = ndim - nd
+    return ([1] * k + cols[:nd] + [0] * k + cols[nd:2 * nd] + [0] * k
+            + cols[2 * nd:])
+
+
 def copy_spec(out_dtype, pairs):
     """The launch copying every ``(dst, src)`` of ``pairs`` at once.
+
+    A pair whose source has the output's dtype is copied as raw units of
+    up to 16 bytes (its bytes as they are: float16 NaN payloads too), the
+    widest its layout and addresses allow; others are cast element by
+    element.
 
     Parameters
     ----------
@@ -196,10 +300,10 @@ def copy_spec(out_dtype, pairs):
     Returns
     -------
     (KernelSpec, numpy.ndarray) or None
-        The spec (argument format ``"Pi"``: the table's device address
-        and :attr:`KernelSpec.tail`, the row count) and the table, int64
-        of shape ``(rows, 5 + 3 * ndim)``, which the caller copies to
-        device memory; None when every pair is empty.
+        The spec (argument format ``"Piq"``: the table's device address,
+        then :attr:`KernelSpec.tail`, the row and chunk counts) and the
+        table, int64 of shape ``(rows, 5 + 3 * ndim)``, which the caller
+        copies to device memory; None when every pair is empty.
 
     Raises
     ------
@@ -213,57 +317,42 @@ def copy_spec(out_dtype, pairs):
     rows = []
     ndim = 1
     wide = False
-    margin = BLOCK * UNROLL * 2
     for dst, src in pairs:
-        shape = tuple(dst.shape)
-        if tuple(src.shape) != shape:
-            raise ValueError("a source of shape %s for a destination of "
-                             "shape %s" % (_layout.shape_str(src.shape),
-                                           _layout.shape_str(shape)))
-        if dst.dtype != out_dtype:
-            raise ValueError("a destination of dtype %s in a copy to %s"
-                             % (dst.dtype, out_dtype))
         sdt = src.dtype
-        key = (shape, tuple(src.strides), tuple(dst.strides), sdt.itemsize,
-               out_dtype.itemsize)
+        sp, dp = src.ptr, dst.ptr
+        if sdt == out_dtype:
+            x = (sp | dp) & 15
+            align = 16 if not x else x & -x
+        else:
+            align = 0
+        # what the row depends on; everything is checked on a miss
+        key = (dst.shape, src.shape, src.strides, dst.strides, sdt,
+               dst.dtype, out_dtype, align)
         row = _ROWS.get(key)
         if row is None:
-            n = _layout.prod(shape)
-            if n == 0:
-                continue
-            mshape, (ms, md) = _layout.merge_dims(
-                shape, [_estrides(src), _estrides(dst)])
-            if not mshape:
-                mshape, ms, md = (1,), (0,), (0,)
-            row = (n, mshape, ms, md,
-                   _layout.needs_64bit(mshape, [ms, md], margin))
-            if len(_ROWS) >= 4096:
+            row = _ROWS[key] = _row(dst, src, out_dtype, align)
+            if len(_ROWS) > 4096:
                 _ROWS.clear()
-            _ROWS[key] = row
-        if sdt not in _dtypes.SUPPORTED:
-            _dtypes.check_supported(sdt)
-        n, mshape, ms, md, w = row
-        ndim = max(ndim, len(mshape))
-        wide = wide or w
-        rows.append((src, dst, n, mshape, ms, md))
+        if row is _EMPTY:
+            continue
+        if row[1] > ndim:
+            ndim = row[1]
+        wide = wide or row[4]
+        rows.append((sp, dp, sdt, row))
     if not rows:
         return None
-    src_dts = sorted({r[0].dtype for r in rows}, key=lambda d: d.str)
+    src_dts = sorted({r[2] for r in rows if r[3][2] is None},
+                     key=lambda d: d.str)
     codes = {dt: k for k, dt in enumerate(src_dts)}
     chunk = BLOCK * UNROLL
     first = 0
-    table = []
-    for src, dst, n, mshape, ms, md in rows:
-        pad = [1] * (ndim - len(mshape))
-        zeros = [0] * len(pad)
-        table.append([src.ptr, dst.ptr, n, first, codes[src.dtype]]
-                     + pad + list(mshape) + zeros + list(ms) + zeros
-                     + list(md))
+    flat = []           # one flat list: numpy converts it faster than rows
+    put_all = flat.extend
+    for sp, dp, sdt, (n, nd, code, cols, _) in rows:
+        put_all((sp, dp, n, first, codes[sdt] if code is None else code))
+        put_all(cols if nd == ndim else _pad(cols, nd, ndim))
         first += -(-n // chunk)
-    table = np.array(table, np.int64)
-    if first > _GRID_MAX:
-        raise ValueError("a join of %d blocks is more than one launch can "
-                         "hold" % first)
+    table = np.array(flat, np.int64).reshape(len(rows), _FIXED + 3 * ndim)
     itype = "long long" if wide else "int"
     spec = KernelSpec("joining.cu.mako")
     spec.path = "join"
@@ -271,12 +360,24 @@ def copy_spec(out_dtype, pairs):
     spec.name = "gpuarr_join"
     spec.render_kw = dict(name=spec.name, out_dt=out_dtype,
                           src_dts=tuple(src_dts), ndim=ndim, itype=itype,
-                          block=BLOCK, unroll=UNROLL)
-    spec.chars = "Pi"
-    spec.grid = (first, 1, 1)
+                          block=BLOCK, unroll=UNROLL, srows=SHARED_ROWS)
+    spec.chars = "Piq"
+    spec.grid = (max(1, min(first, _GRID_MAX)), 1, 1)
     spec.block = (BLOCK, 1, 1)
-    spec.tail = (len(rows),)
+    spec.tail = (len(rows), first)
     return spec, table
+
+
+def join_grid(spec):
+    """The persistent grid of a :func:`copy_spec` launch in the current
+    context: at most :data:`BLOCKS_PER_SM` blocks per multiprocessor, and
+    no more than the chunks.
+
+    Returns
+    -------
+    tuple of int
+    """
+    return (max(1, min(spec.tail[1], _state().nsm * BLOCKS_PER_SM)), 1, 1)
 
 
 def take_spec(kind, itemsize, index_dtype, mode="raise"):

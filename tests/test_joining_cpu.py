@@ -91,40 +91,89 @@ def test_sources_are_deterministic():
 def test_table_rows_merge_pad_and_skip_empty():
     out = np.dtype("f4")
     pairs = [
-        # contiguous (3, 5) into a (3, 5) part of a (3, 9) output: 2 dims
+        # cast, contiguous (3, 5) into a (3, 5) part of a (3, 9) output
         (FakeArray(out, (3, 5), (36, 4), ptr=1000),
          FakeArray("i2", (3, 5), ptr=5000)),
         # empty: left out
         (FakeArray(out, (3, 0), (36, 4), ptr=1020),
          FakeArray("f8", (3, 0), ptr=0)),
-        # contiguous into contiguous: one merged dim; reversed rows
+        # cast, contiguous into contiguous: one merged dim; reversed rows
         (FakeArray(out, (4, 5), (20, 4), ptr=2000),
          FakeArray("u1", (4, 5), (-5, 1), ptr=9000)),
-        # 0-d like (all length 1)
+        # cast, 0-d like (all length 1)
         (FakeArray(out, (1, 1), (36, 4), ptr=3000),
          FakeArray("c8", (1, 1), ptr=7000)),
+        # raw: 16-byte aligned, contiguous into a part of rows of 36 bytes
+        # (not a multiple of 16 or 8): 4-byte units
+        (FakeArray(out, (3, 4), (36, 4), ptr=4096),
+         FakeArray(out, (3, 4), ptr=8192)),
+        # raw: contiguous into contiguous, 16-byte aligned: 16-byte units
+        (FakeArray(out, (4, 8), ptr=1 << 20),
+         FakeArray(out, (4, 8), ptr=1 << 21)),
+        # raw: 8-byte aligned only: 8-byte units
+        (FakeArray(out, (6,), ptr=(1 << 22) + 8),
+         FakeArray(out, (6,), ptr=1 << 23)),
     ]
     spec, tab = jk.copy_spec(out, pairs)
     nd = spec.render_kw["ndim"]
-    assert nd == 2 and tab.shape == (3, 5 + 3 * nd)
+    assert nd == 2 and tab.shape == (6, 5 + 3 * nd)
     src_dts = spec.render_kw["src_dts"]
     assert set(src_dts) == {np.dtype("i2"), np.dtype("u1"), np.dtype("c8")}
-    chunk = jk.BLOCK * jk.UNROLL
-    assert list(tab[:, 0]) == [5000, 9000, 7000]
-    assert list(tab[:, 1]) == [1000, 2000, 3000]
-    assert list(tab[:, 2]) == [15, 20, 1]
-    assert list(tab[:, 3]) == [0, 1, 2]
-    assert [src_dts[c] for c in tab[:, 4]] == [np.dtype(t) for t in ("i2", "u1", "c8")]
+    assert list(tab[:, 0]) == [5000, 9000, 7000, 8192, 1 << 21, 1 << 23]
+    assert list(tab[:, 1]) == [1000, 2000, 3000, 4096, 1 << 20, (1 << 22) + 8]
+    assert list(tab[:, 2]) == [15, 20, 1, 12, 8, 3]
+    assert list(tab[:, 3]) == [0, 1, 2, 3, 4, 5]
+    assert [src_dts[c] for c in tab[:3, 4]] == [np.dtype(t) for t in ("i2", "u1", "c8")]
+    assert list(tab[3:, 4]) == [-4, -16, -8]
     assert list(tab[0, 5:]) == [3, 5, 5, 1, 9, 1]
     assert list(tab[1, 5:]) == [4, 5, -5, 1, 5, 1]
     assert list(tab[2, 5:]) == [1, 1, 0, 0, 0, 0]
-    assert spec.grid == (3, 1, 1) and spec.tail == (3,)
+    assert list(tab[3, 5:]) == [3, 4, 4, 1, 9, 1]
+    assert list(tab[4, 5:]) == [1, 8, 0, 1, 0, 1]
+    assert list(tab[5, 5:]) == [1, 3, 0, 1, 0, 1]
+    assert spec.grid == (6, 1, 1) and spec.tail == (6, 6)
     assert spec.render_kw["itype"] == "int"
-    # blocks: one row of 3 * chunk + 1 elements takes 4
-    big = [(FakeArray(out, (3 * chunk + 1,)), FakeArray("f4", (3 * chunk + 1,)))] * 2
+    # chunks: one row of 3 * chunk + 1 elements takes 4
+    chunk = jk.BLOCK * jk.UNROLL
+    big = [(FakeArray(out, (3 * chunk + 1,)), FakeArray("f2", (3 * chunk + 1,)))] * 2
     spec, tab = jk.copy_spec(out, big)
-    assert list(tab[:, 3]) == [0, 4] and spec.grid == (8, 1, 1)
+    assert list(tab[:, 3]) == [0, 4] and spec.tail == (2, 8)
     assert jk.copy_spec(out, [pairs[1]]) is None
+
+
+@pytest.mark.parametrize("isz", [1, 2, 4, 8, 16])
+def test_raw_rows_take_the_widest_unit_the_layout_allows(isz):
+    dt = {1: "u1", 2: "f2", 4: "f4", 8: "f8", 16: "c16"}[isz]
+    # contiguous, 1024 elements: the pointers' alignment decides
+    for align in (16, 8, 4, 2, 1):
+        if align < min(isz, 8):
+            continue
+        spec, tab = jk.copy_spec(np.dtype(dt), [
+            (FakeArray(dt, (1024,), ptr=(1 << 20) + align),
+             FakeArray(dt, (1024,), ptr=1 << 21))])
+        w = -int(tab[0, 4])
+        assert w == min(align, 16) and tab[0, 2] * w == 1024 * isz
+        assert list(tab[0, 5:]) == [1024 * isz // w, 1, 1]
+    # a reversed source: the element's bytes are the only contiguous run
+    spec, tab = jk.copy_spec(np.dtype(dt), [
+        (FakeArray(dt, (5,), ptr=1 << 20),
+         FakeArray(dt, (5,), (-isz,), ptr=1 << 21))])
+    w = -int(tab[0, 4])
+    assert w == min(isz, 16) and tab[0, 2] == 5 * isz // w
+    k = isz // w
+    assert list(tab[0, 5:]) == ([5, k, -k, 1, k, 1] if k > 1 else [5, -1, 1])
+
+
+def test_gather_groups_keep_each_launch_in_half_the_l2(monkeypatch):
+    class St:
+        l2 = 60 << 20
+    monkeypatch.setattr(jk, "_state", lambda: St)
+    mib = 1 << 20
+    assert jk.gather_groups([]) == []
+    assert jk.gather_groups([100] * 37) == [(0, 16), (16, 32), (32, 37)]
+    assert jk.gather_groups([16 * mib] * 3) == [(0, 1), (1, 2), (2, 3)]
+    assert jk.gather_groups([100 * mib, 1, 1]) == [(0, 1), (1, 3)]
+    assert jk.gather_groups([10 * mib, 10 * mib, 10 * mib, 1]) == [(0, 3), (3, 4)]
 
 
 def test_table_errors():
@@ -177,7 +226,7 @@ LAUNCHES = []
 class JoinEmu:
     def __init__(self, spec):
         self.kw = spec.render_kw
-    def prepared_async_call(self, grid, block, stream, tab_ptr, nrows):
+    def prepared_async_call(self, grid, block, stream, tab_ptr, nrows, nchunks):
         LAUNCHES.append(("join", nrows))
         nd = self.kw["ndim"]
         w = 5 + 3 * nd
@@ -186,9 +235,11 @@ class JoinEmu:
         tab = tab.reshape(nrows, w)
         chunk = jk.BLOCK * jk.UNROLL
         assert list(tab[:, 3]) == list(np.cumsum([0] + [-(-n // chunk) for n in tab[:-1, 2]]))
-        assert grid[0] == tab[-1, 3] + -(-tab[-1, 2] // chunk)
+        assert nchunks == tab[-1, 3] + -(-tab[-1, 2] // chunk)
+        assert 1 <= grid[0] <= nchunks and grid[1:] == (1, 1)
         for r in tab:
-            sdt = self.kw["src_dts"][r[4]]
+            raw = r[4] < 0
+            sdt = np.dtype("V%d" % -r[4]) if raw else self.kw["src_dts"][r[4]]
             shape = tuple(int(x) for x in r[5:5 + nd])
             coords = np.indices(shape).reshape(nd, -1)
             so = (coords * r[5 + nd:5 + 2 * nd, None]).sum(0)
@@ -196,7 +247,9 @@ class JoinEmu:
             assert so.size == r[2] > 0
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                vals = _read(r[0], so, sdt).astype(self.kw["out_dt"])
+                vals = _read(r[0], so, sdt)
+                if not raw:
+                    vals = vals.astype(self.kw["out_dt"])
             _write(r[1], do, vals)
 
 class TakeEmu:
@@ -670,6 +723,7 @@ _HOST_PRELUDE = r"""
 #define __restrict__ __restrict
 #define __align__(n) alignas(n)
 #define GA_DEV inline
+struct alignas(16) uint4 { unsigned int x, y, z, w; };
 struct ga_dim3 { unsigned x, y, z; };
 static ga_dim3 blockIdx, threadIdx, gridDim, blockDim;
 static unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
@@ -723,7 +777,11 @@ _HOST_LIBS = {}
 
 
 def _host_kernel(spec, tmp):
-    """The spec's kernel compiled for the host: ``launch(grid, args)``."""
+    """The spec's kernel compiled for the host: ``launch(grid, args)``
+    (threads run one after another, so a joining kernel is rendered
+    without its shared-memory table, which needs __syncthreads)."""
+    if spec.template == "joining.cu.mako":
+        spec.render_kw = dict(spec.render_kw, srows=0)
     src = spec.source()
     a = src.find("// ---- gpuarr common definitions ----")
     if a >= 0:
@@ -761,9 +819,10 @@ class _HostArray:
         self.dtype, self.shape, self.strides = a.dtype, a.shape, a.strides
 
 
-def _host_concatenate(hosts, axis, out_dt, tmp, out=None):
+def _host_concatenate(hosts, axis, out_dt, tmp, out=None, grid=None):
     """numpy arrays joined by the joining kernel run on the host, the pairs
-    made as gpuarr._joining makes them."""
+    made as gpuarr._joining makes them; ``grid``: fewer blocks than chunks
+    (the persistent loop), default one block per chunk."""
     shape = list(hosts[0].shape)
     shape[axis] = sum(h.shape[axis] for h in hosts)
     if out is None:
@@ -777,7 +836,7 @@ def _host_concatenate(hosts, axis, out_dt, tmp, out=None):
     made = jk.copy_spec(np.dtype(out_dt), pairs)
     if made is not None:
         spec, table = made
-        _host_kernel(spec, tmp)(spec.grid, [table.ctypes.data, *spec.tail])
+        _host_kernel(spec, tmp)(grid or spec.grid, [table.ctypes.data, *spec.tail])
     return out
 
 
@@ -829,12 +888,19 @@ def test_host_run_join_kernel_strided_out_many_blocks(tmp_path):
     rng = np.random.default_rng(8)
     hosts = [_strided(_host_values((2, 700 + 37 * k), "f4", rng), k)
              for k in range(9)]
-    base = np.full((5, 2 * sum(h.shape[1] for h in hosts)), -1.0)
-    view = base[1:3, ::-2]
-    _host_concatenate(hosts, 1, "f8", str(tmp_path), out=view)
-    want = np.full_like(base, -1.0)
-    want[1:3, ::-2] = np.concatenate(hosts, axis=1)
-    assert np.array_equal(base, want)
+    for grid in (None, (1, 1, 1), (3, 1, 1)):
+        base = np.full((5, 2 * sum(h.shape[1] for h in hosts)), -1.0)
+        view = base[1:3, ::-2]
+        _host_concatenate(hosts, 1, "f8", str(tmp_path), out=view, grid=grid)
+        want = np.full_like(base, -1.0)
+        want[1:3, ::-2] = np.concatenate(hosts, axis=1)
+        assert np.array_equal(base, want), grid
+    # same dtype (raw rows of several unit widths), a persistent grid
+    parts = [_strided(_host_values((3, 1 + 29 * k), "f4", rng), k)
+             for k in range(11)]
+    for grid in (None, (2, 1, 1)):
+        got = _host_concatenate(parts, 1, "f4", str(tmp_path), grid=grid)
+        assert got.tobytes() == np.concatenate(parts, axis=1).tobytes(), grid
 
 
 def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):

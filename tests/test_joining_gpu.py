@@ -283,6 +283,28 @@ def test_concatenate_back_to_back_through_the_staging_ring():
         same(got, want)
 
 
+def test_concatenate_more_rows_than_shared_memory_holds_and_long_rows():
+    # more inputs than the kernel's shared table (SHARED_ROWS: the search
+    # reads the table in global memory), lengths that leave the parts'
+    # addresses at every alignment (raw units of 8 and 16 bytes, or 4),
+    # some inputs cast
+    from gpuarr import _joinkernels
+    n = _joinkernels.SHARED_ROWS + 300
+    lens = [int(x) for x in _rng.integers(0, 41, n)]
+    hosts = [rand((m,), "f4" if k % 7 else "i2") for k, m in enumerate(lens)]
+    same(gpuarr.concatenate([gpuarr.to_gpu(h) for h in hosts]),
+         np.concatenate(hosts))
+    # more chunks than the persistent grid's blocks: each block loops, rows
+    # of several chunks, same dtype (16-byte units) and a cast one
+    hosts = [rand((2 ** 20 + 3 * k,), "f4") for k in range(6)] + [rand((99_999,), "u2")]
+    devs = [gpuarr.to_gpu(h) for h in hosts]
+    got = gpuarr.concatenate(devs)
+    same(got, np.concatenate(hosts))
+    two = [d.reshape(-1)[: (d.size // 4) * 4].reshape(4, -1) for d in devs]
+    same(gpuarr.concatenate(two, axis=1),
+         np.concatenate([t.get() for t in two], axis=1))
+
+
 def test_concatenate_host_and_interface_inputs():
     hosts = [rand((2, 2), "f4") for _ in range(6)]
     mixed = [hosts[0], gpuarr.to_gpu(hosts[1])] + [gpuarr.to_gpu(h) for h in hosts[2:]]

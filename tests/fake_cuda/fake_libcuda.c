@@ -395,6 +395,7 @@ static const struct {
     {19, 1},          /* CAN_MAP_HOST_MEMORY */
     {20, 0},          /* COMPUTE_MODE */
     {31, 1},          /* CONCURRENT_KERNELS */
+    {38, 62914560},   /* L2_CACHE_SIZE: 60 MiB, as an H200 */
     {33, 27},         /* PCI_BUS_ID */
     {34, 0},          /* PCI_DEVICE_ID */
     {39, 2048},       /* MAX_THREADS_PER_MULTIPROCESSOR */
