@@ -130,7 +130,7 @@ def test_with_libcu_the_c_headers_defer_to_it():
     for first, second in (("stdint.h", "cuda/std/cstdint"), ("cuda/std/cstdint", "stdint.h")):
         src = ("#include <%s>\n#include <%s>\n#include <limits.h>\n#include <float.h>\n"
                "#include <cuda/std/climits>\n#include <cuda/std/cfloat>\n"
-               'extern "C" __global__ void k(int64_t *x) { x[0] = INT64_MAX + (int64_t)FLT_MAX; }\n'
+               'extern "C" __global__ void k(int64_t *x) { x[0] = INT64_MAX - (FLT_MAX > 1.0f); }\n'
                % (first, second))
         ptx(src, no_extern_c=True)
 

@@ -57,6 +57,12 @@ template <class S> __device__ void sseq(unsigned long long, S *) { __trap(); }
 __device__ void ssub(unsigned long long n, curandStateMRG32k3a *s) { skipahead_subsequence(n, s); }
 template <class S> __device__ void ssub(unsigned long long, S *) { __trap(); }
 
+// 32 raw bits: gpuarr's int32/uint32 outputs of the 64-bit Sobol forms
+// take the high half of each 64-bit draw
+template <class S> __device__ unsigned int raw32(S *s) { return (unsigned int)curand(s); }
+__device__ unsigned int raw32(curandStateSobol64 *s) { return (unsigned int)(curand(s) >> 32); }
+__device__ unsigned int raw32(curandStateScrambledSobol64 *s) { return (unsigned int)(curand(s) >> 32); }
+
 template <class S>
 __device__ void run_ops(S *s, const Op *ops, int nops, unsigned long long *out)
 {
@@ -67,7 +73,7 @@ __device__ void run_ops(S *s, const Op *ops, int nops, unsigned long long *out)
             switch (op.code) {
             case UF4: out[k++] = __float_as_uint(curand_uniform(s)); break;
             case UF8: out[k++] = __double_as_longlong(curand_uniform_double(s)); break;
-            case RU4: out[k++] = (unsigned int)curand(s); break;
+            case RU4: out[k++] = raw32(s); break;
             case RU8: out[k++] = (unsigned long long)curand(s); break;
             case NF4: out[k++] = __float_as_uint(curand_normal(s)); break;
             case NF8: out[k++] = __double_as_longlong(curand_normal_double(s)); break;
