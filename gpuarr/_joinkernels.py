@@ -33,7 +33,8 @@ from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "copy_spec", "take_spec", "function",
-           "gather_grid", "gather_groups", "join_grid", "upload", "NO_BAD", "STAGING_SLOTS",
+           "gather_grid", "gather_groups", "join_grid", "contiguous_join_spec",
+           "upload", "NO_BAD", "STAGING_SLOTS",
            "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
 
 #: threads per block of both families
@@ -365,6 +366,81 @@ def copy_spec(out_dtype, pairs):
     spec.grid = (max(1, min(first, _GRID_MAX)), 1, 1)
     spec.block = (BLOCK, 1, 1)
     spec.tail = (len(rows), first)
+    return spec, table
+
+
+def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
+    """:func:`copy_spec` of a join whose output and parts are all
+    C-contiguous of one dtype, built with a few numpy operations instead of
+    one step per part (the same table and kernel).
+
+    Parameters
+    ----------
+    out_dtype : numpy.dtype
+    out_ptr : int
+        The output's address.
+    outer : int
+        The number of rows of the output before the join axis (the product
+        of its leading dimensions; 1 for axis 0).
+    row_bytes : int
+        The bytes of one such row (all parts' bytes of it).
+    parts : sequence of (int, int, int)
+        ``(source address, byte offset in a row, bytes in a row)`` of every
+        non-empty part, in order; at least one.
+
+    Returns
+    -------
+    (KernelSpec, numpy.ndarray)
+        As :func:`copy_spec`.
+    """
+    out_dtype = _dtypes.check_supported(out_dtype)
+    p = np.array(parts, np.int64).reshape(-1, 3)
+    sp, off, nb = p[:, 0], p[:, 1], p[:, 2]
+    dp = out_ptr + off
+    # the widest unit up to 16 bytes dividing both addresses, the part's
+    # bytes per row and (with several rows) the row's bytes
+    x = (sp | dp | nb | (row_bytes if outer > 1 else 0)) & 15
+    w = np.where(x == 0, 16, x & -x)
+    npr = nb // w                               # units per row
+    n = npr * outer
+    chunks = -(-n // (BLOCK * UNROLL))
+    first = np.cumsum(chunks) - chunks
+    rows = len(p)
+    rw = row_bytes // w
+    lim = _layout.INT32_MAX - BLOCK * UNROLL * 2
+    if outer == 1:
+        ndim = 1
+        unit = (n > 1).astype(np.int64)         # one unit: strides 0
+        cols = [n, unit, unit]
+        wide = bool((n > lim).any())
+    else:
+        # (outer, npr) of strides (npr, 1) and (rw, 1); a part of one unit
+        # per row merges to (outer,) of strides (1, rw), padded
+        ndim = 2
+        one = npr == 1
+        cols = [np.where(one, 1, outer), np.where(one, outer, npr),
+                np.where(one, 0, npr), np.ones_like(n),
+                np.where(one, 0, rw), np.where(one, rw, 1)]
+        wide = bool((n > lim).any() or (n - 1 > lim).any()
+                    or ((outer - 1) * rw + npr - 1 > lim).any())
+    table = np.empty((rows, _FIXED + 3 * ndim), np.int64)
+    table[:, 0], table[:, 1], table[:, 2] = sp, dp, n
+    table[:, 3], table[:, 4] = first, -w
+    for k, c in enumerate(cols):
+        table[:, _FIXED + k] = c
+    total = int(first[-1] + chunks[-1])
+    itype = "long long" if wide else "int"
+    spec = KernelSpec("joining.cu.mako")
+    spec.path = "join"
+    spec.kkey = ("join", out_dtype, (), ndim, itype)
+    spec.name = "gpuarr_join"
+    spec.render_kw = dict(name=spec.name, out_dt=out_dtype, src_dts=(),
+                          ndim=ndim, itype=itype, block=BLOCK, unroll=UNROLL,
+                          srows=SHARED_ROWS)
+    spec.chars = "Piq"
+    spec.grid = (max(1, min(total, _GRID_MAX)), 1, 1)
+    spec.block = (BLOCK, 1, 1)
+    spec.tail = (rows, total)
     return spec, table
 
 

@@ -164,6 +164,38 @@ def test_raw_rows_take_the_widest_unit_the_layout_allows(isz):
     assert list(tab[0, 5:]) == ([5, k, -k, 1, k, 1] if k > 1 else [5, -1, 1])
 
 
+@pytest.mark.parametrize("shape,ax", [((64,), 0), ((3, 40), 1), ((5, 7, 2), 1),
+                                      ((2, 3, 4), 2), ((4, 6), 0), ((9, 4), 1)])
+@pytest.mark.parametrize("dt", ["u1", "f2", "f4", "c16"])
+def test_contiguous_join_table_is_copy_specs(shape, ax, dt):
+    # the vectorized build gives copy_spec's table and kernel, every unit
+    # width (addresses at several alignments), one-unit parts included
+    dt = np.dtype(dt)
+    rng = np.random.default_rng(3)
+    lens = [int(x) for x in rng.integers(1, 6, 9)] + [1, 1]
+    total = sum(lens)
+    oshape = list(shape)
+    oshape[ax] = total
+    outer = int(np.prod(oshape[:ax]))
+    inner = int(np.prod(oshape[ax + 1:])) * dt.itemsize
+    for base in (1 << 20, (1 << 20) + 8, (1 << 20) + dt.itemsize):
+        out = FakeArray(dt, tuple(oshape), ptr=base)
+        pairs, parts, off = [], [], 0
+        for k, m in enumerate(lens):
+            pshape = list(shape)
+            pshape[ax] = m
+            src = FakeArray(dt, tuple(pshape), ptr=(1 << 30) + k * 4096 + (k % 3) * dt.itemsize)
+            ostr = out.strides
+            pairs.append((FakeArray(dt, tuple(pshape), ostr, ptr=base + off * inner), src))
+            parts.append((src.ptr, off * inner, m * inner))
+            off += m
+        want_spec, want = jk.copy_spec(dt, pairs)
+        spec, table = jk.contiguous_join_spec(dt, base, outer, total * inner, parts)
+        assert table.tolist() == want.tolist(), (base, table, want)
+        assert spec.kkey == want_spec.kkey and spec.tail == want_spec.tail
+        assert spec.render_kw == want_spec.render_kw
+
+
 def test_gather_groups_keep_each_launch_in_half_the_l2(monkeypatch):
     class St:
         l2 = 60 << 20

@@ -294,6 +294,16 @@ def test_concatenate_more_rows_than_shared_memory_holds_and_long_rows():
     hosts = [rand((m,), "f4" if k % 7 else "i2") for k, m in enumerate(lens)]
     same(gpuarr.concatenate([gpuarr.to_gpu(h) for h in hosts]),
          np.concatenate(hosts))
+    # all contiguous of one dtype: the table built with numpy
+    # (_joining._VECTOR_BUILD), along axis 0 and along axis 1 of 2-D parts,
+    # parts of one unit per row included
+    from gpuarr import _joining
+    hosts = [rand((m,), "f2") for m in lens]
+    same(gpuarr.concatenate([gpuarr.to_gpu(h) for h in hosts]),
+         np.concatenate(hosts))
+    hosts = [rand((3, 1 + k % 9), "c8") for k in range(_joining._VECTOR_BUILD + 5)]
+    same(gpuarr.concatenate([gpuarr.to_gpu(h) for h in hosts], axis=1),
+         np.concatenate(hosts, axis=1))
     # more chunks than the persistent grid's blocks: each block loops, rows
     # of several chunks, same dtype (16-byte units) and a cast one
     hosts = [rand((2 ** 20 + 3 * k,), "f4") for k in range(6)] + [rand((99_999,), "u2")]
