@@ -9,7 +9,8 @@
 # and builds first). The kernel cache starts empty (a fresh GPUARR_CACHE_DIR)
 # unless GPUARR_SUITE_WARM=1, so the run times compiling too. Workers:
 # GPUARR_TEST_WORKERS (default 16). The full log goes to $OUT/suite.log when
-# $OUT is set (else /tmp). The last line is the summary:
+# $OUT is set (else /tmp), with the 25 slowest tests (the suite's time is
+# mostly kernel compiles, cold cache). The last line is the summary:
 #   gpu suite: 6815 passed, 0 failed, 0 skipped, 0 errors in 131 s (16 workers, cold cache)
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ if [ "${GPUARR_SUITE_WARM:-0}" != 1 ]; then
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 start=$(date +%s)
-python3 -m pytest -q -rfE -p no:cacheprovider -n "$workers" tests "$@" >"$log" 2>&1
+python3 -m pytest -q -rfE -p no:cacheprovider --durations=25 -n "$workers" tests "$@" >"$log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
 tail -25 "$log"
