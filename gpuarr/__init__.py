@@ -36,6 +36,11 @@ _GPUARRAY = (
 _JOINING = (
     "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
     "take", "multi_take", "multi_put")
+# numpy's axis-rearranging views (not in PyCUDA's gpuarray)
+_VIEWS = (
+    "flip", "fliplr", "flipud", "rot90", "moveaxis", "rollaxis",
+    "atleast_1d", "atleast_2d", "atleast_3d", "array_split", "split",
+    "hsplit", "vsplit", "dsplit", "diagonal")
 _CUMATH = (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1",
@@ -53,6 +58,7 @@ _REDUCTIONS = (
 _NAMES = {}
 for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
                      ("gpuarr.gpuarray", _JOINING),
+                     ("gpuarr._manipulation", _VIEWS),
                      ("gpuarr.cumath", _CUMATH),
                      ("gpuarr.reductions", _REDUCTIONS),
                      ("gpuarr.cumulative", ("cumsum", "cumprod")),

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _creation, _dtypes, _layout, _transfer
 from . import _joinkernels as _jk
+from . import _manipulation as _manip
 from . import driver as _drv
 from ._array import GPUArray
 
@@ -64,22 +65,6 @@ def _arrays(arrays):
         return seq, False
     return ([_creation.asarray(x) for x in seq],
             not all(_on_device(x) for x in seq))
-
-
-def _with_shape(a, shape):
-    """A view of ``a`` with length-1 axes added to reach ``shape``
-    (``shape`` without its 1s equals ``a.shape`` without its 1s, in
-    order); the strides of the new axes are never used."""
-    it = iter(zip(a.shape, a.strides))
-    strides = []
-    pending = list(a.shape)
-    for n in shape:
-        if pending and n == pending[0]:
-            strides.append(next(it)[1])
-            pending.pop(0)
-        else:
-            strides.append(a.dtype.itemsize)
-    return a._view(tuple(shape), tuple(strides), 0)
 
 
 def _insert_axis(a, ax):
@@ -318,19 +303,6 @@ def stack(arrays, axis=0, allocator=None, out=None, dtype=None,
                  casting, allocator, stream, made)
 
 
-def _atleast(a, nd):
-    """numpy's atleast_1d/2d/3d of one array (a view)."""
-    if a.ndim >= nd:
-        return a
-    if nd == 1 or a.ndim == 0:
-        return _with_shape(a, (1,) * nd)
-    if nd == 2:                       # (n,) -> (1, n)
-        return _with_shape(a, (1,) + a.shape)
-    if a.ndim == 1:                   # (n,) -> (1, n, 1)
-        return _with_shape(a, (1,) + a.shape + (1,))
-    return _with_shape(a, a.shape + (1,))   # (m, n) -> (m, n, 1)
-
-
 def hstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     """Join arrays column-wise (numpy.hstack): along axis 0 for 1-d
     arrays, else along axis 1; 0-d arrays count as 1-d.
@@ -350,7 +322,7 @@ def hstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     ValueError, TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 1) for a in _arrays(arrays)[0]]
+    arrs = [_manip.atleast(a, 1) for a in _arrays(arrays)[0]]
     axis = 0 if arrs and arrs[0].ndim == 1 else 1
     return _join(arrs, axis, None, dtype, casting, allocator, None, False)
 
@@ -381,7 +353,7 @@ def vstack(arrays, allocator=None, dtype=None, casting="same_kind"):
     TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 2) for a in _arrays(arrays)[0]]
+    arrs = [_manip.atleast(a, 2) for a in _arrays(arrays)[0]]
     return _join(arrs, 0, None, dtype, casting, allocator, None, False)
 
 
@@ -409,7 +381,7 @@ def dstack(arrays, allocator=None):
     TypeError
         As for :func:`concatenate`.
     """
-    arrs = [_atleast(a, 3) for a in _arrays(arrays)[0]]
+    arrs = [_manip.atleast(a, 3) for a in _arrays(arrays)[0]]
     return _join(arrs, 2, None, None, "same_kind", allocator, None, False)
 
 
@@ -440,7 +412,7 @@ def column_stack(arrays, allocator=None):
     arrs = []
     for a in _arrays(arrays)[0]:
         if a.ndim < 2:
-            a = _with_shape(a, (a.size, 1) if a.ndim else (1, 1))
+            a = _manip.with_shape(a, (a.size, 1) if a.ndim else (1, 1))
         arrs.append(a)
     return _join(arrs, 1, None, None, "same_kind", allocator, None, False)
 
