@@ -364,10 +364,17 @@ def hsplit(ary, indices_or_sections):
     ValueError
         For a 0-d array.
     """
-    if ary.ndim == 0:
-        raise ValueError("hsplit only works on arrays of 1 or more "
-                         "dimensions")
-    return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+    return _split_at_least(ary, indices_or_sections, 1,
+                           1 if ary.ndim > 1 else 0, "hsplit")
+
+
+def _split_at_least(ary, indices_or_sections, nd, axis, name):
+    """:func:`split` along ``axis`` of an array of at least ``nd``
+    dimensions (numpy's error, naming ``name``, otherwise)."""
+    if ary.ndim < nd:
+        raise ValueError("%s only works on arrays of %d or more dimensions"
+                         % (name, nd))
+    return split(ary, indices_or_sections, axis)
 
 
 def vsplit(ary, indices_or_sections):
@@ -379,10 +386,7 @@ def vsplit(ary, indices_or_sections):
     ValueError
         For fewer than 2 dimensions.
     """
-    if ary.ndim < 2:
-        raise ValueError("vsplit only works on arrays of 2 or more "
-                         "dimensions")
-    return split(ary, indices_or_sections, 0)
+    return _split_at_least(ary, indices_or_sections, 2, 0, "vsplit")
 
 
 def dsplit(ary, indices_or_sections):
@@ -394,10 +398,7 @@ def dsplit(ary, indices_or_sections):
     ValueError
         For fewer than 3 dimensions.
     """
-    if ary.ndim < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more "
-                         "dimensions")
-    return split(ary, indices_or_sections, 2)
+    return _split_at_least(ary, indices_or_sections, 3, 2, "dsplit")
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
