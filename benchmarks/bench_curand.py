@@ -14,14 +14,10 @@ precision arithmetic per value); normals use Box-Muller pairs
 """
 import numpy as np
 
-from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
-                    torch_events, try_import)
+from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
+                    rivals, torch_events)
 
 N = 2 ** 28
-
-
-def _gbs(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9 if ms else None
 
 
 def _cupy_state(cp, kind):
@@ -37,10 +33,7 @@ def run():
     import gpuarr.gpuarray as ga
     from gpuarr import curandom
 
-    cp = try_import("cupy")
-    torch = try_import("torch")
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    cp, torch = rivals()
     nbytes = 4 * N
     out = ga.empty(N, np.float32)
     for kind, cls in (("XORWOW", curandom.XORWOWRandomNumberGenerator),
@@ -48,7 +41,7 @@ def run():
         g = cls(seed_getter=curandom.seed_getter_unique)
         for dist in ("uniform", "normal"):
             fill = getattr(g, "fill_" + dist)
-            ours = _gbs(nbytes, event_median_ms(lambda: fill(out),
+            ours = gbs(nbytes, event_median_ms(lambda: fill(out),
                                                 gpuarr_events()))
             others = {}
             if cp is not None:
@@ -56,14 +49,14 @@ def run():
                     rs = _cupy_state(cp, kind)
                     f = (rs.random_sample if dist == "uniform"
                          else rs.standard_normal)
-                    others["CuPy"] = _gbs(nbytes, event_median_ms(
+                    others["CuPy"] = gbs(nbytes, event_median_ms(
                         lambda: f(N, dtype=np.float32), cupy_events()))
                 except Exception:
                     pass
             if torch is not None:
                 tout = torch.empty(N, dtype=torch.float32, device="cuda")
                 tf = tout.uniform_ if dist == "uniform" else tout.normal_
-                others["PyTorch (Philox)"] = _gbs(nbytes, event_median_ms(
+                others["PyTorch (Philox)"] = gbs(nbytes, event_median_ms(
                     tf, torch_events()))
                 del tout
             add_row("curandom: %s fill_%s float32 2**28" % (kind, dist), "GB/s",

@@ -5,15 +5,11 @@ and every output element written once (a broadcast row counted once).
 """
 import numpy as np
 
-from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
-                    torch_events, try_import, wall_per_call)
+from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
+                    rivals, torch_events, wall_per_call)
 
 N = 2 ** 28
 SIDE = 16384
-
-
-def _gbs(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9
 
 
 def run():
@@ -22,10 +18,7 @@ def run():
     import gpuarr.driver as drv
     from gpuarr.elementwise import ElementwiseKernel
 
-    cp = try_import("cupy")
-    torch = try_import("torch")
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    cp, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(1)
     host_a = rng.standard_normal(N, dtype=np.float32)
@@ -54,28 +47,28 @@ def run():
     ms = event_median_ms(lambda: drv.memcpy_dtod(c.gpudata, a.gpudata, 4 * N), ev)
     o = {}
     if cp is not None:
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cc.data.copy_from_device(ca.data, 4 * N), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cc.data.copy_from_device(ca.data, 4 * N), cupy_events()))
     if torch is not None:
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(lambda: tc.copy_(ta), torch_events()))
-    add_row("device-to-device copy 2**28 f32 (memcpy)", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+        o["PyTorch"] = gbs(nbytes, event_median_ms(lambda: tc.copy_(ta), torch_events()))
+    add_row("device-to-device copy 2**28 f32 (memcpy)", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # c = a + b, into an existing array and with allocation.
     nbytes = 3 * 4 * N
     ms = event_median_ms(lambda: gpuarr.add(a, b, out=c), ev)
     o = {}
     if cp is not None:
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cp.add(ca, cb, out=cc), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cp.add(ca, cb, out=cc), cupy_events()))
     if torch is not None:
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(lambda: torch.add(ta, tb, out=tc), torch_events()))
-    add_row("add(a, b, out=c) 2**28 f32", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+        o["PyTorch"] = gbs(nbytes, event_median_ms(lambda: torch.add(ta, tb, out=tc), torch_events()))
+    add_row("add(a, b, out=c) 2**28 f32", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     ms = event_median_ms(lambda: a + b, ev)
     o = {}
     if cp is not None:
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: ca + cb, cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: ca + cb, cupy_events()))
     if torch is not None:
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(lambda: ta + tb, torch_events()))
-    add_row("c = a + b 2**28 f32 (allocating)", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+        o["PyTorch"] = gbs(nbytes, event_median_ms(lambda: ta + tb, torch_events()))
+    add_row("c = a + b 2**28 f32 (allocating)", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # axpy through ElementwiseKernel.
     axpy = ElementwiseKernel("float a, float *x, float *y, float *z",
@@ -86,11 +79,11 @@ def run():
     if cp is not None:
         cax = cp.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 z",
                                    "z = a * x + y", "axpy")
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cax(alpha, ca, cb, cc), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cax(alpha, ca, cb, cc), cupy_events()))
     if torch is not None:
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(
+        o["PyTorch"] = gbs(nbytes, event_median_ms(
             lambda: torch.add(tb, ta, alpha=1.5, out=tc), torch_events()))
-    add_row("ElementwiseKernel axpy 2**28 f32", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+    add_row("ElementwiseKernel axpy 2**28 f32", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # (16384, 16384) + a broadcast row.
     m = a.reshape(SIDE, SIDE)
@@ -101,11 +94,11 @@ def run():
     o = {}
     if cp is not None:
         cm, crow, cout = ca.reshape(SIDE, SIDE), cb[:SIDE], cc.reshape(SIDE, SIDE)
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cp.add(cm, crow, out=cout), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cp.add(cm, crow, out=cout), cupy_events()))
     if torch is not None:
         tm, trow, tout = ta.view(SIDE, SIDE), tb[:SIDE], tc.view(SIDE, SIDE)
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(lambda: torch.add(tm, trow, out=tout), torch_events()))
-    add_row("(16384,16384) + row, out= f32", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+        o["PyTorch"] = gbs(nbytes, event_median_ms(lambda: torch.add(tm, trow, out=tout), torch_events()))
+    add_row("(16384,16384) + row, out= f32", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # a[::2] + b[::2]
     half = N // 2
@@ -115,22 +108,22 @@ def run():
     o = {}
     if cp is not None:
         cout_h = cc[:half]
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cp.add(ca[::2], cb[::2], out=cout_h), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cp.add(ca[::2], cb[::2], out=cout_h), cupy_events()))
     if torch is not None:
         tout_h = tc[:half]
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(
+        o["PyTorch"] = gbs(nbytes, event_median_ms(
             lambda: torch.add(ta[::2], tb[::2], out=tout_h), torch_events()))
-    add_row("a[::2] + b[::2], out= (2**27 results) f32", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+    add_row("a[::2] + b[::2], out= (2**27 results) f32", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # Transposed copy.
     nbytes = 2 * 4 * N
     ms = event_median_ms(lambda: m.T.copy(), ev)
     o = {}
     if cp is not None:
-        o["CuPy"] = _gbs(nbytes, event_median_ms(lambda: cm.T.copy(), cupy_events()))
+        o["CuPy"] = gbs(nbytes, event_median_ms(lambda: cm.T.copy(), cupy_events()))
     if torch is not None:
-        o["PyTorch"] = _gbs(nbytes, event_median_ms(lambda: tm.t().contiguous(), torch_events()))
-    add_row("a.T.copy() (16384,16384) f32", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+        o["PyTorch"] = gbs(nbytes, event_median_ms(lambda: tm.t().contiguous(), torch_events()))
+    add_row("a.T.copy() (16384,16384) f32", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
 
     # Small a + b: per-call overhead, wall clock.
     sa, sb = gpuarr.to_gpu(host_a[:1024]), gpuarr.to_gpu(host_b[:1024])

@@ -8,8 +8,8 @@ indices (and each gathered value once).
 """
 import numpy as np
 
-from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
-                    torch_events, try_import, wall_per_call)
+from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
+                    rivals, torch_events, wall_per_call)
 
 PARTS = 64
 PART = 2 ** 20          # elements of each joined array
@@ -19,28 +19,21 @@ NMULTI = 16             # multi_take: arrays
 NM = 2 ** 22            # multi_take: each array's and the index size
 
 
-def _gbs(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9
-
-
 def run():
     import gpuarr
     import gpuarr.autoinit  # noqa: F401
     import gpuarr.driver as drv
 
-    cp = try_import("cupy")
-    torch = try_import("torch")
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    cp, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(3)
 
     def others(fns, nbytes):
         o = {}
         if cp is not None and fns.get("CuPy"):
-            o["CuPy"] = _gbs(nbytes, event_median_ms(fns["CuPy"], cupy_events()))
+            o["CuPy"] = gbs(nbytes, event_median_ms(fns["CuPy"], cupy_events()))
         if torch is not None and fns.get("PyTorch"):
-            o["PyTorch"] = _gbs(nbytes, event_median_ms(fns["PyTorch"], torch_events()))
+            o["PyTorch"] = gbs(nbytes, event_median_ms(fns["PyTorch"], torch_events()))
         return o
 
     # concatenate of 64 1-d arrays (axis 0)
@@ -52,7 +45,7 @@ def run():
     ms = event_median_ms(lambda: gpuarr.concatenate(parts), ev)
     o = others({"CuPy": cparts and (lambda: cp.concatenate(cparts)),
                 "PyTorch": tparts and (lambda: torch.cat(tparts))}, nbytes)
-    add_row("concatenate 64 x 2**20 f32, axis 0", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+    add_row("concatenate 64 x 2**20 f32, axis 0", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
     assert np.array_equal(gpuarr.concatenate(parts).get(), np.concatenate(hosts))
 
     # concatenate of 64 (1024, 256) arrays along axis 1
@@ -64,7 +57,7 @@ def run():
     ms = event_median_ms(lambda: gpuarr.concatenate(parts2, axis=1), ev)
     o = others({"CuPy": cparts2 and (lambda: cp.concatenate(cparts2, axis=1)),
                 "PyTorch": tparts2 and (lambda: torch.cat(tparts2, dim=1))}, nbytes)
-    add_row("concatenate 64 x (1024,256) f32, axis 1", "GB/s", _gbs(nbytes, ms), o, nbytes, "higher")
+    add_row("concatenate 64 x (1024,256) f32, axis 1", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
     assert np.array_equal(gpuarr.concatenate(parts2, axis=1).get(),
                           np.concatenate(hosts2, axis=1))
 
@@ -98,7 +91,7 @@ def run():
     for mode in ("raise", "wrap"):
         ms = event_median_ms(lambda: gpuarr.take(a, idx, mode=mode), ev)
         add_row("take 2**26 f32, int64 indices, mode=%s" % mode, "GB/s",
-                _gbs(nbytes, ms), o, nbytes, "higher")
+                gbs(nbytes, ms), o, nbytes, "higher")
     assert np.array_equal(gpuarr.take(a, idx).get(), host_a[host_i])
 
     # small take: per call (mode="raise" waits for the bounds flag)
@@ -131,7 +124,7 @@ def run():
     if torch is not None:
         tarrs, ti = [torch.from_numpy(h).cuda() for h in hosts], torch.from_numpy(host_i % NM).cuda()
         fns["PyTorch"] = lambda: [torch.take(x, ti) for x in tarrs]
-    add_row("multi_take 16 x 2**22 f32, int64 indices", "GB/s", _gbs(nbytes, ms),
+    add_row("multi_take 16 x 2**22 f32, int64 indices", "GB/s", gbs(nbytes, ms),
             others(fns, nbytes), nbytes, "higher")
     got = gpuarr.multi_take(arrs, idx)
     for g, h in zip(got, hosts):

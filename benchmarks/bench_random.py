@@ -14,14 +14,10 @@ import os
 
 import numpy as np
 
-from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
-                    torch_events, try_import)
+from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
+                    rivals, torch_events)
 
 N = 2 ** 28
-
-
-def _gbs(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9 if ms else None
 
 
 def run():
@@ -30,10 +26,7 @@ def run():
     from gpuarr import random as grandom
 
     g = grandom.default_rng(0)
-    cp = try_import("cupy")
-    torch = try_import("torch")
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    cp, torch = rivals()
 
     for dtype, label in ((np.float32, "float32"), (np.float64, "float64")):
         n = N if dtype == np.float32 else N // 2
@@ -41,7 +34,7 @@ def run():
         out = ga.empty(n, dtype)
         for method in ("standard_normal", "random"):
             f = getattr(g, method)
-            ours = _gbs(nbytes, event_median_ms(
+            ours = gbs(nbytes, event_median_ms(
                 lambda: f(dtype=dtype, out=out), gpuarr_events()))
             others = {}
             if cp is not None:
@@ -50,7 +43,7 @@ def run():
                     cout = cp.empty(n, dtype=dtype)
                     cf = getattr(cg, method)
                     cf(dtype=dtype, out=cout)
-                    others["CuPy"] = _gbs(nbytes, event_median_ms(
+                    others["CuPy"] = gbs(nbytes, event_median_ms(
                         lambda: cf(dtype=dtype, out=cout), cupy_events()))
                     del cout
                 except Exception:
@@ -59,7 +52,7 @@ def run():
                 tdt = torch.float32 if dtype == np.float32 else torch.float64
                 tout = torch.empty(n, dtype=tdt, device="cuda")
                 tf = tout.normal_ if method == "standard_normal" else tout.uniform_
-                others["PyTorch"] = _gbs(nbytes, event_median_ms(
+                others["PyTorch"] = gbs(nbytes, event_median_ms(
                     tf, torch_events()))
                 del tout
             add_row("random: %s %s 2**%d into out=" % (method, label,
@@ -68,7 +61,7 @@ def run():
             if method == "standard_normal":
                 old, grandom.IMPL = grandom.IMPL, "grid-stride"
                 try:
-                    v1 = _gbs(nbytes, event_median_ms(
+                    v1 = gbs(nbytes, event_median_ms(
                         lambda: f(dtype=dtype, out=out), gpuarr_events()))
                 finally:
                     grandom.IMPL = old
@@ -79,12 +72,12 @@ def run():
 
     # integers in a small range (Lemire, no rejections in practice)
     out = ga.empty(N, np.int32)
-    ours = _gbs(4 * N, event_median_ms(
+    ours = gbs(4 * N, event_median_ms(
         lambda: g.integers(0, 1000, dtype=np.int32, out=out), gpuarr_events()))
     others = {}
     if torch is not None:
         tout = torch.empty(N, dtype=torch.int32, device="cuda")
-        others["PyTorch"] = _gbs(4 * N, event_median_ms(
+        others["PyTorch"] = gbs(4 * N, event_median_ms(
             lambda: tout.random_(0, 1000), torch_events()))
         del tout
     add_row("random: integers [0,1000) int32 2**28", "GB/s", ours, others,

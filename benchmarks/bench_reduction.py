@@ -9,7 +9,7 @@ random indices, ``sum`` of 1024 elements.
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gpuarr_events,
-                    torch_events, try_import, wall_per_call)
+                    rivals, torch_events, wall_per_call)
 
 N = 1 << 28
 M = 16384
@@ -25,10 +25,7 @@ def run():
     from gpuarr import gpuarray as ga
     from gpuarr import reductions as R
 
-    cp = try_import("cupy")
-    torch = try_import("torch")
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
+    cp, torch = rivals()
     rng = np.random.default_rng(0)
     hx = rng.standard_normal(N, dtype=np.float32)
     hy = rng.standard_normal(N, dtype=np.float32)

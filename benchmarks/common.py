@@ -133,3 +133,19 @@ def try_import(name):
         return __import__(name)
     except Exception:
         return None
+
+
+def gbs(nbytes, ms):
+    """GB/s of ``nbytes`` moved in ``ms`` milliseconds (None without a
+    time)."""
+    return nbytes / (ms * 1e-3) / 1e9 if ms else None
+
+
+def rivals():
+    """``(cupy, torch)`` modules to compare with, each None where it is
+    missing (torch also where it sees no GPU)."""
+    cp = try_import("cupy")
+    torch = try_import("torch")
+    if torch is not None and not torch.cuda.is_available():
+        torch = None
+    return cp, torch

@@ -72,20 +72,6 @@ def _insert_axis(a, ax):
                    a.strides[:ax] + (a.dtype.itemsize,) + a.strides[ax:], 0)
 
 
-class _Part:
-    """Where one input of a join goes: what the joining kernel's table
-    needs of a destination view (address, shape, byte strides, dtype),
-    without making a GPUArray."""
-
-    __slots__ = ("ptr", "shape", "strides", "dtype")
-
-    def __init__(self, ptr, shape, strides, dtype):
-        self.ptr = ptr
-        self.shape = shape
-        self.strides = strides
-        self.dtype = dtype
-
-
 def _copy_parts(out, parts, ax, stream):
     """Copy every ``(source, byte offset into out)`` of ``parts`` (joined
     along axis ``ax``) into the view of ``out`` of the source's shape at
@@ -110,8 +96,9 @@ def _copy_parts(out, parts, ax, stream):
             dt, ptr, outer, out.nbytes // outer,
             [(src.ptr, off, src.shape[ax] * step) for src, off in parts])
     else:
-        made = _jk.copy_spec(dt, [(_Part(ptr + off, src.shape, strides, dt),
-                                   src) for src, off in parts])
+        made = _jk.copy_spec(dt, [(_layout.Layout(ptr + off, dt, src.shape,
+                                                  strides), src)
+                                  for src, off in parts])
         if made is None:
             return False
         spec, table = made

@@ -17,7 +17,7 @@ __all__ = [
     "contiguity", "extent", "overlaps", "broadcast_shapes",
     "broadcast_strides", "nocopy_reshape_strides", "normalize_axis",
     "resolve_newshape", "shape_str", "value_shape", "merge_dims",
-    "needs_64bit",
+    "needs_64bit", "Layout", "check_vector_product",
 ]
 
 INT32_MAX = 2 ** 31 - 1
@@ -456,3 +456,32 @@ def needs_64bit(shape, strides_list, margin=0):
         if off > limit:
             return True
     return False
+
+
+class Layout:
+    """An array's layout without the array: what the kernel builders read
+    (``ptr``, ``dtype``, ``shape``, ``strides`` in bytes), for an array
+    not allocated yet or a view not worth making a GPUArray of."""
+
+    __slots__ = ("ptr", "dtype", "shape", "strides")
+
+    def __init__(self, ptr, dtype, shape, strides):
+        self.ptr = ptr
+        self.dtype = dtype
+        self.shape = shape
+        self.strides = strides
+
+
+def check_vector_product(ashape, bshape):
+    """numpy's check of ``dot(a, b)`` / ``inner(a, b)`` with a 1-d ``b``:
+    ``a``'s last axis must match ``b``'s length.
+
+    Raises
+    ------
+    ValueError
+        numpy's "shapes ... not aligned" message.
+    """
+    if ashape[-1] != bshape[0]:
+        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
+                         "(dim 0)" % (ashape, bshape, ashape[-1],
+                                      len(ashape) - 1, bshape[0]))

@@ -337,11 +337,8 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
             "gpuarr.gpuarray.dot supports vector . vector and N-D . vector "
             "(numpy's matrix products need GEMM); for PyCUDA's sum of a*b "
             "over every element use vdot")
+    _layout.check_vector_product(a.shape, b.shape)
     nd = len(a.shape)
-    if a.shape[-1] != b.shape[0]:
-        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
-                         "(dim 0)" % (a.shape, b.shape, a.shape[-1], nd - 1,
-                                      b.shape[0]))
     kshape = a.shape[:-1]
     _check_out(out, kshape, res)
     w = out if out is not None else _new(kshape, res, allocator)

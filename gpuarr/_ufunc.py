@@ -500,7 +500,7 @@ def _hot_views_entry(key, op, args, out):
         nontrivial = sum(1 for n in shape if n != 1)
         alloc = (_default_pool(), res_dt, size * isz, strides, size,
                  not f_order or nontrivial <= 1, f_order or nontrivial <= 1)
-        target = _LayoutOnly(0, res_dt, shape, strides)
+        target = _layout.Layout(0, res_dt, shape, strides)
     else:
         if out.dtype != res_dt:
             return None
@@ -514,18 +514,6 @@ def _hot_views_entry(key, op, args, out):
         _HOT_VIEWS.clear()
     _HOT_VIEWS[key] = ent
     return ent
-
-
-class _LayoutOnly:
-    """The layout of an array not yet allocated, for planning."""
-
-    __slots__ = ("ptr", "dtype", "shape", "strides")
-
-    def __init__(self, ptr, dtype, shape, strides):
-        self.ptr = ptr
-        self.dtype = dtype
-        self.shape = shape
-        self.strides = strides
 
 
 def _hot_views(op, args, out, stream):

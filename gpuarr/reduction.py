@@ -128,6 +128,12 @@ def _workspace(st, stream):
     return ws[1], ws[2]
 
 
+def _ws_args(st, plan, stream):
+    """The (partials, tickets) pointers a plan's kernel takes: the
+    stream's workspace when the plan uses one, else (0, 0)."""
+    return _workspace(st, stream) if plan.needs_ws else (0, 0)
+
+
 class _Plan:
     __slots__ = ("fn", "grid", "block", "tail", "offsets", "needs_ws",
                  "empty")
@@ -193,10 +199,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
             plan = _new_plan(st, key, op, inputs, out, axes, ct, None)
         if plan.empty:
             return
-        if plan.needs_ws:
-            p, t = _workspace(st, stream)
-        else:
-            p = t = 0
+        p, t = _ws_args(st, plan, stream)
         plan.fn.prepared_async_call(plan.grid, plan.block, stream, out.ptr,
                                     x.ptr + plan.offsets[0], p, t, scale,
                                     *plan.tail)
@@ -220,10 +223,7 @@ def run_reduction(op, inputs, out, axes, ct, *, aux=None, scale=1.0,
         args.append(x.ptr + o)
     if aux is not None:
         args.append(aux.ptr)
-    if plan.needs_ws:
-        args.extend(_workspace(st, stream))
-    else:
-        args += [0, 0]
+    args.extend(_ws_args(st, plan, stream))
     args.append(scale)
     args.extend(plan.tail)
     plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
@@ -275,10 +275,7 @@ def run_subset_reduction(op, subset, gathers, out, ct, index_mode="raise",
         _keep_plan(st, key, plan)
     if plan.empty:
         return
-    if plan.needs_ws:
-        p, t = _workspace(st, stream)
-    else:
-        p = t = 0
+    p, t = _ws_args(st, plan, stream)
     plan.fn.prepared_async_call(plan.grid, plan.block, stream, out.ptr,
                                 subset.ptr + plan.offsets[0],
                                 *[g.ptr for g in gathers], p, t, 1.0,
@@ -341,10 +338,7 @@ def full_entry(st, op, x, out_dt, ct, scale=1.0):
         plan = _new_plan(st, key, op, (x,), out, axes, ct, None)
     if plan.empty:
         raise ValueError("full_entry needs a non-empty operand")
-    if plan.needs_ws:
-        p, t = _workspace(st, None)
-    else:
-        p = t = 0
+    p, t = _ws_args(st, plan, None)
     return (plan.fn, plan.grid, plan.block, plan.offsets[0],
             (p, t, float(scale)) + tuple(plan.tail))
 
@@ -542,10 +536,7 @@ class ReductionKernel:
         if plan.empty:
             return out
         a = [out.ptr] + list(vals)
-        if plan.needs_ws:
-            a.extend(_workspace(st, stream))
-        else:
-            a += [0, 0]
+        a.extend(_ws_args(st, plan, stream))
         a.append(1.0)
         a.extend(plan.tail)
         plan.fn.prepared_async_call(plan.grid, plan.block, stream, *a)

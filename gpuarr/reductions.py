@@ -636,11 +636,8 @@ def _inner_last(name, a, b, out):
     matrix-vector product): ``b`` is broadcast with stride 0."""
     fn = np.dot if name == "dot" else np.inner
     res = _dot_dtype(name, fn, a.dtype, b.dtype)
+    _layout.check_vector_product(a.shape, b.shape)
     nd = len(a.shape)
-    if a.shape[-1] != b.shape[0]:
-        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
-                         "(dim 0)" % (a.shape, b.shape, a.shape[-1], nd - 1,
-                                      b.shape[0]))
     kshape = a.shape[:-1]
     _check_dot_out(out, kshape, res)
     if a.size == 0:
