@@ -770,9 +770,23 @@ class ScrambledSobol32RandomNumberGenerator(_SobolGenerator):
 
 
 class Sobol64RandomNumberGenerator(_SobolGenerator):
-    """cuRAND's Sobol64 generator (PyCUDA's class): ``(state_count, 64)``
-    uint64 direction vectors (default ``VECTOR_64``), offset in ``[0,
-    2**64)``; uniform also gives int64/uint64 (64 raw bits)."""
+    """cuRAND's Sobol64 generator (PyCUDA's class); uniform also gives
+    int64/uint64 (64 raw bits).
+
+    Parameters
+    ----------
+    dir_vector : GPUArray, optional
+        ``(state_count, 64)`` uint64 direction vectors, one dimension per
+        state; default cuRAND's ``VECTOR_64`` set.
+    offset : int
+        Points skipped in every dimension, in ``[0, 2**64)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For direction vectors of another dtype or shape, or an offset out
+        of range, before anything is launched.
+    """
     _kind = "sobol64"
     _set = direction_vector_set.VECTOR_64
 
@@ -781,9 +795,25 @@ class Sobol64RandomNumberGenerator(_SobolGenerator):
 
 
 class ScrambledSobol64RandomNumberGenerator(_SobolGenerator):
-    """cuRAND's scrambled Sobol64 generator (PyCUDA's class): uint64
-    direction vectors (default ``SCRAMBLED_VECTOR_64``) and scramble
-    constants (default ``generate_scramble_constants64``)."""
+    """cuRAND's scrambled Sobol64 generator (PyCUDA's class).
+
+    Parameters
+    ----------
+    dir_vector : GPUArray, optional
+        ``(state_count, 64)`` uint64 direction vectors; default cuRAND's
+        ``SCRAMBLED_VECTOR_64`` set.
+    scramble_vector : GPUArray, optional
+        ``(state_count,)`` uint64 scramble constants; default
+        :func:`generate_scramble_constants64`.
+    offset : int
+        Points skipped in every dimension, in ``[0, 2**64)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For vectors of another dtype or shape, or an offset out of range,
+        before anything is launched.
+    """
     _kind = "scrambled_sobol64"
     _set = direction_vector_set.SCRAMBLED_VECTOR_64
 

@@ -129,6 +129,16 @@ def fliplr(m):
     """Reverse the columns (axis 1) of an array of at least 2 dimensions
     (numpy.fliplr; a view).
 
+    Parameters
+    ----------
+    m : GPUArray
+        Any dtype and layout, at least 2-d.
+
+    Returns
+    -------
+    GPUArray
+        A view, axis 1's stride negated.
+
     Raises
     ------
     ValueError
@@ -143,6 +153,16 @@ def flipud(m):
     """Reverse the rows (axis 0) of an array of at least 1 dimension
     (numpy.flipud; a view).
 
+    Parameters
+    ----------
+    m : GPUArray
+        Any dtype and layout, at least 1-d.
+
+    Returns
+    -------
+    GPUArray
+        A view, axis 0's stride negated.
+
     Raises
     ------
     ValueError
@@ -156,6 +176,20 @@ def flipud(m):
 def rot90(m, k=1, axes=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the
     first axis towards the second (numpy.rot90; a view).
+
+    Parameters
+    ----------
+    m : GPUArray
+        At least 2-d.
+    k : int
+        Quarter turns (any integer, taken modulo 4).
+    axes : (int, int)
+        The plane of the rotation.
+
+    Returns
+    -------
+    GPUArray
+        A view; the two axes' lengths swap for odd ``k``.
 
     Raises
     ------
@@ -188,6 +222,17 @@ def moveaxis(a, source, destination):
     """Move axes to new positions, the others keeping their order
     (numpy.moveaxis; a view).
 
+    Parameters
+    ----------
+    a : GPUArray
+    source, destination : int or sequence of int
+        Where the axes are, and where they go (as many of each).
+
+    Returns
+    -------
+    GPUArray
+        A view with the axes permuted.
+
     Raises
     ------
     numpy.exceptions.AxisError
@@ -210,6 +255,18 @@ def moveaxis(a, source, destination):
 def rollaxis(a, axis, start=0):
     """Roll ``axis`` backwards until it lies before position ``start``
     (numpy.rollaxis; a view; :func:`moveaxis` is the clearer spelling).
+
+    Parameters
+    ----------
+    a : GPUArray
+    axis : int
+    start : int
+        In ``range(-ndim, ndim + 1)``.
+
+    Returns
+    -------
+    GPUArray
+        A view with the axes permuted.
 
     Raises
     ------
@@ -236,27 +293,52 @@ def rollaxis(a, axis, start=0):
 
 
 def atleast_1d(*arys):
-    """Each array with at least 1 dimension (numpy.atleast_1d; views).
+    """Each array with at least 1 dimension, 0-d as ``(1,)``
+    (numpy.atleast_1d; views).
+
+    Parameters
+    ----------
+    *arys : GPUArray or array_like
+        Host arrays are copied to the device first.
 
     Returns
     -------
     GPUArray or tuple of GPUArray
-        One array for one argument, else a tuple.
+        One array for one argument, else a tuple; same dtypes.
     """
     return _atleast_all(arys, 1)
 
 
 def atleast_2d(*arys):
-    """Each array with at least 2 dimensions, ``(n,)`` as ``(1, n)``
-    (numpy.atleast_2d; views).  One array for one argument, else a
-    tuple."""
+    """Each array with at least 2 dimensions, ``(n,)`` as ``(1, n)`` and
+    0-d as ``(1, 1)`` (numpy.atleast_2d; views).
+
+    Parameters
+    ----------
+    *arys : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray or tuple of GPUArray
+        One array for one argument, else a tuple; same dtypes.
+    """
     return _atleast_all(arys, 2)
 
 
 def atleast_3d(*arys):
-    """Each array with at least 3 dimensions, ``(n,)`` as ``(1, n, 1)``
-    and ``(m, n)`` as ``(m, n, 1)`` (numpy.atleast_3d; views).  One array
-    for one argument, else a tuple."""
+    """Each array with at least 3 dimensions, ``(n,)`` as ``(1, n, 1)``,
+    ``(m, n)`` as ``(m, n, 1)`` and 0-d as ``(1, 1, 1)``
+    (numpy.atleast_3d; views).
+
+    Parameters
+    ----------
+    *arys : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray or tuple of GPUArray
+        One array for one argument, else a tuple; same dtypes.
+    """
     return _atleast_all(arys, 3)
 
 
@@ -340,6 +422,16 @@ def split(ary, indices_or_sections, axis=0):
     """Split into views along ``axis`` (numpy.split): as
     :func:`array_split`, but a number of parts must divide the axis.
 
+    Parameters
+    ----------
+    ary, indices_or_sections, axis
+        As for :func:`array_split`.
+
+    Returns
+    -------
+    list of GPUArray
+        Views of ``ary``.
+
     Raises
     ------
     ValueError
@@ -358,6 +450,16 @@ def split(ary, indices_or_sections, axis=0):
 
 def hsplit(ary, indices_or_sections):
     """:func:`split` along axis 1 (axis 0 for 1-d arrays) (numpy.hsplit).
+
+    Parameters
+    ----------
+    ary : GPUArray
+        At least 1-d.
+    indices_or_sections : int or sequence of int
+
+    Returns
+    -------
+    list of GPUArray
 
     Raises
     ------
@@ -381,6 +483,16 @@ def vsplit(ary, indices_or_sections):
     """:func:`split` along axis 0 of an array of 2 or more dimensions
     (numpy.vsplit).
 
+    Parameters
+    ----------
+    ary : GPUArray
+        At least 2-d.
+    indices_or_sections : int or sequence of int
+
+    Returns
+    -------
+    list of GPUArray
+
     Raises
     ------
     ValueError
@@ -392,6 +504,16 @@ def vsplit(ary, indices_or_sections):
 def dsplit(ary, indices_or_sections):
     """:func:`split` along axis 2 of an array of 3 or more dimensions
     (numpy.dsplit).
+
+    Parameters
+    ----------
+    ary : GPUArray
+        At least 3-d.
+    indices_or_sections : int or sequence of int
+
+    Returns
+    -------
+    list of GPUArray
 
     Raises
     ------
@@ -405,6 +527,15 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal of the 2-d subarrays in the plane of ``axis1`` and
     ``axis2`` (numpy.diagonal; a view, writable where numpy's is
     read-only).
+
+    Parameters
+    ----------
+    a : GPUArray
+        At least 2-d, any dtype and layout.
+    offset : int
+        Above the main diagonal when positive, below when negative.
+    axis1, axis2 : int
+        The plane's two axes (different).
 
     Returns
     -------

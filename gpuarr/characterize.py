@@ -18,8 +18,13 @@ __all__ = ["platform_bits", "has_stack", "has_double_support", "sizeof"]
 
 
 def platform_bits():
-    """The host's pointer width in bits (64 on every platform gpuarr
-    supports)."""
+    """The host's pointer width in bits (PyCUDA's ``platform_bits``).
+
+    Returns
+    -------
+    int
+        64 on every platform gpuarr supports.
+    """
     return struct.calcsize("P") * 8
 
 
