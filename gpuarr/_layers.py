@@ -104,8 +104,9 @@ LAYERS = {
     "gpuarr.cumath": (6, "numpy-named elementwise math (PyCUDA's cumath)"),
     "gpuarr.linalg": (6, "numpy.linalg names"),
     "gpuarr.random": (6, "Philox generator with numpy's Generator methods"),
-    "gpuarr._curand_generators": (6, "PyCUDA's cuRAND generator classes and "
-                                     "the Sobol tables"),
+    "gpuarr._curand_generators": (6, "PyCUDA's cuRAND generator classes"),
+    "gpuarr._sobol_tables": (6, "cuRAND's Sobol direction vectors and "
+                                "scramble constants, get_curand_version"),
     "gpuarr.curandom": (6, "PyCUDA's curandom names"),
     "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
                                "python -m gpuarr"),
