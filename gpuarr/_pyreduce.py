@@ -88,10 +88,13 @@ def _empty_answer(npfn, a, kw, out):
 
 
 def _reduce(op, name, a, res_dt, ct, axis, out, keepdims, stream, allocator,
-            kw):
+            kw, given=None):
     """A reduction of ``a`` on ``stream`` into ``out`` or a new array from
-    ``allocator``; numpy's shapes, errors and empty answers."""
-    given = a
+    ``allocator``; numpy's shapes, errors and empty answers.  ``given``: what
+    the caller was passed, when ``a`` is already its device copy (which must
+    then outlive the work queued on ``stream``)."""
+    if given is None:
+        given = a
     a = _rs.as_array(a)
     axes = _rs.normalize_axes(axis, len(a.shape))
     if out is None and allocator is not None:
@@ -136,21 +139,22 @@ def sum(a, dtype=None, stream=None, allocator=None, *, axis=None,  # noqa: A001
     """
     if stream is None and allocator is None:
         return _rs.sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
-    a = _rs.as_array(a)
-    res = _rs.result_dtype("sum", a.dtype, dtype,
+    dev = _rs.as_array(a)
+    res = _rs.result_dtype("sum", dev.dtype, dtype,
                            keepdims or axis is not None)
-    return _reduce("sum", "add", a, res, res, axis, out, keepdims, stream,
+    return _reduce("sum", "add", dev, res, res, axis, out, keepdims, stream,
                    allocator, {"axis": axis, "dtype": dtype,
-                               "keepdims": keepdims})
+                               "keepdims": keepdims}, given=a)
 
 
 def _extremum(op, name, a, stream, axis, out, keepdims):
     if stream is None:
         fn = _rs.max if op == "max" else _rs.min
         return fn(a, axis=axis, out=out, keepdims=keepdims)
-    a = _rs.as_array(a)
-    return _reduce(op, name, a, a.dtype, a.dtype, axis, out, keepdims,
-                   stream, None, {"axis": axis, "keepdims": keepdims})
+    dev = _rs.as_array(a)
+    return _reduce(op, name, dev, dev.dtype, dev.dtype, axis, out, keepdims,
+                   stream, None, {"axis": axis, "keepdims": keepdims},
+                   given=a)
 
 
 def max(a, stream=None, *, axis=None, out=None, keepdims=False):  # noqa: A001
