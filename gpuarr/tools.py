@@ -347,6 +347,7 @@ class StreamOrderedMemoryPool:
         Returns
         -------
         PooledDeviceAllocation
+            Of ``nbytes`` rounded up to a multiple of 16 bytes.
 
         Raises
         ------
@@ -354,6 +355,10 @@ class StreamOrderedMemoryPool:
             If the device is out of memory even after a garbage collection
             and a trim of the pool.
         """
+        # whole 16-byte units, as the binned pool's 512-byte minimum gives:
+        # kernels may then load 16 bytes at a time, or compare-and-swap the
+        # aligned 32-bit word holding a 1-byte item, at the end of a block
+        nbytes = (nbytes + 15) & ~15
         raw = None
         if nbytes <= _SMALL_BLOCK:
             lst = self._cache.get((nbytes, stream))
