@@ -12,6 +12,8 @@
 # tool in seconds: GPUARR_SAN_<TOOL>_LIMIT (default none); a tool cut off is
 # reported as such, with the errors found until then. Workers:
 # GPUARR_TEST_WORKERS (default 1: one process; with more, pytest-xdist).
+# Test files or folders: GPUARR_SAN_TESTS (default tests), to look at the
+# kernels a change touched.
 # Only the plugins the suite needs load (timeout, hypothesis, xdist): on the
 # lent H200 sixteen xdist workers under compute-sanitizer, with every plugin
 # of the machine's environment autoloaded, did not finish collecting in
@@ -55,7 +57,7 @@ for tool in $tools; do
     compute-sanitizer --tool "$tool" --target-processes all --print-limit 50 \
       --log-file "$logs/$tool.%p.log" \
       python3 -m pytest -q -rfE -p no:cacheprovider $plugins \
-      --gpu-sample="$k" tests >"$logs/$tool.pytest.log" 2>&1
+      --gpu-sample="$k" ${GPUARR_SAN_TESTS:-tests} >"$logs/$tool.pytest.log" 2>&1
   rc=$?
   cut=""
   [ $rc = 124 ] || [ $rc = 137 ] && cut=", cut off at $limit s"
