@@ -8,8 +8,8 @@ indices (and each gathered value once).
 """
 import numpy as np
 
-from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
-                    rivals, torch_events, wall_per_call)
+from common import (add_row, event_median_ms, gbs, gpuarr_events, rivals,
+                    rivals_gbs, wall_per_call)
 
 PARTS = 64
 PART = 2 ** 20          # elements of each joined array
@@ -29,12 +29,7 @@ def run():
     rng = np.random.default_rng(3)
 
     def others(fns, nbytes):
-        o = {}
-        if cp is not None and fns.get("CuPy"):
-            o["CuPy"] = gbs(nbytes, event_median_ms(fns["CuPy"], cupy_events()))
-        if torch is not None and fns.get("PyTorch"):
-            o["PyTorch"] = gbs(nbytes, event_median_ms(fns["PyTorch"], torch_events()))
-        return o
+        return rivals_gbs(cp, torch, fns, nbytes)
 
     # concatenate of 64 1-d arrays (axis 0)
     hosts = [rng.standard_normal(PART, dtype=np.float32) for _ in range(PARTS)]

@@ -149,3 +149,15 @@ def rivals():
     if torch is not None and not torch.cuda.is_available():
         torch = None
     return cp, torch
+
+
+def rivals_gbs(cp, torch, fns, nbytes):
+    """GB/s of CuPy's and PyTorch's forms of a workload: ``fns`` maps
+    "CuPy" and "PyTorch" to a callable (or None); rivals that are missing
+    (``cp`` or ``torch`` None) or have no form are left out."""
+    o = {}
+    if cp is not None and fns.get("CuPy"):
+        o["CuPy"] = gbs(nbytes, event_median_ms(fns["CuPy"], cupy_events()))
+    if torch is not None and fns.get("PyTorch"):
+        o["PyTorch"] = gbs(nbytes, event_median_ms(fns["PyTorch"], torch_events()))
+    return o

@@ -9,8 +9,10 @@ names, numpy's semantics)::
     b = ga.sin(a) + 1
     b.get()
 
-Importing ``gpuarr`` imports nothing else, not even numpy: each name of the
-flat namespace and each submodule is imported at its first use (PEP 562),
+Importing ``gpuarr`` imports nothing else, not even numpy (only the tiny
+registry of numpy dispatch, ``gpuarr._dispatch``, which imports nothing):
+each name of the flat namespace and each submodule is imported at its first
+use (PEP 562),
 so ``import gpuarr`` costs almost nothing and a program pays only for what
 it uses. The CUDA driver is loaded at the first call that needs it and Mako
 at the first kernel that is rendered. ``import gpuarr.autoinit`` is never
@@ -41,6 +43,11 @@ _VIEWS = (
     "flip", "fliplr", "flipud", "rot90", "moveaxis", "rollaxis",
     "atleast_1d", "atleast_2d", "atleast_3d", "array_split", "split",
     "hsplit", "vsplit", "dsplit", "diagonal")
+# numpy's rearranging functions that make arrays (module, names)
+_REARRANGE = (
+    ("gpuarr._rearrange", ("tile", "repeat", "roll", "diag", "diagflat",
+                           "tril", "triu", "trace", "meshgrid", "indices")),
+    ("gpuarr._padding", ("pad", "copyto")))
 _CUMATH = (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1",
@@ -49,6 +56,13 @@ _CUMATH = (
     "minimum", "maximum", "fmin", "fmax", "clip", "where", "isnan", "isinf",
     "isfinite", "conj", "conjugate", "angle", "if_positive", "frexp",
     "ldexp", "modf")
+# numpy's selection functions (numpy's take, not PyCUDA's: that one stays
+# gpuarr.gpuarray.take)
+_SELECTION = (
+    "nonzero", "flatnonzero", "argwhere", "take", "put", "take_along_axis",
+    "put_along_axis", "compress", "extract", "place", "choose")
+_SORTING = (
+    "sort", "argsort", "searchsorted", "unique", "lexsort")
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",
@@ -59,8 +73,11 @@ _NAMES = {}
 for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
                      ("gpuarr.gpuarray", _JOINING),
                      ("gpuarr._manipulation", _VIEWS),
+                     *_REARRANGE,
                      ("gpuarr.cumath", _CUMATH),
                      ("gpuarr.reductions", _REDUCTIONS),
+                     ("gpuarr._sorting", _SORTING),
+                     ("gpuarr._selection", _SELECTION),
                      ("gpuarr.cumulative", ("cumsum", "cumprod")),
                      ("gpuarr.tools", ("DeviceMemoryPool",
                                        "PageLockedMemoryPool"))):
@@ -80,6 +97,17 @@ _SUBMODULES = frozenset((
     "curandom"))
 
 __all__ = sorted(_NAMES) + sorted(_SUBMODULES)
+
+
+def _load_numpy_functions():
+    """Import the table of numpy functions gpuarr implements (layer 6),
+    which the array class reaches only through gpuarr._dispatch."""
+    from . import _dispatch_table  # noqa: F401 - fills the registry
+
+
+# the registry imports nothing itself; its first lookup runs the loader
+from . import _dispatch as _dispatch_registry  # noqa: E402
+_dispatch_registry.add_loader(_load_numpy_functions)
 
 
 def __getattr__(name):

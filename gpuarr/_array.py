@@ -127,8 +127,7 @@ class GPUArray:
     __slots__ = ("shape", "dtype", "size", "strides", "ptr", "gpudata",
                  "base", "allocator", "_c", "_f", "__weakref__")
 
-    # numpy defers to our reflected operators and never converts us
-    __array_ufunc__ = None
+    # __array_ufunc__ and __array_function__: gpuarr._protocols (below)
     __array_priority__ = 100
 
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None,
@@ -755,6 +754,10 @@ del _py, _op, _fast
 # that each finds GPUArray defined whichever of them is imported first.
 from . import _creation, _indexing, _interop, _manipulation, _transfer, _ufunc  # noqa: E402
 from . import _pymethods, _pyreduce, cumulative, reductions  # noqa: E402
+from . import _sorting  # noqa: E402
+from . import _protocols  # noqa: E402  numpy's protocols (NEP 13, NEP 18)
+GPUArray.__array_ufunc__ = _protocols.array_ufunc
+GPUArray.__array_function__ = _protocols.array_function
 
 
 def _routine_method(module, name, attr=None):
@@ -774,6 +777,8 @@ for _name in ("sum", "prod", "mean", "var", "std", "max", "min", "argmax",
     _routine_method(reductions, _name)
 for _name in ("cumsum", "cumprod"):
     _routine_method(cumulative, _name)
+_routine_method(_sorting, "sort", "method_sort")
+_routine_method(_sorting, "argsort", "method_argsort")
 # PyCUDA's methods: any/all also take stream= and allocator=
 _routine_method(_pyreduce, "any", "method_any")
 _routine_method(_pyreduce, "all", "method_all")

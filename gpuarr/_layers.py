@@ -35,12 +35,16 @@ LAYERS = {
     "gpuarr._cache": (0, "the on-disk cache of compiled images"),
     "gpuarr._philox": (0, "Philox4x32-10 on the host (keys, counters)"),
     "gpuarr._layers": (0, "this table"),
+    "gpuarr._dispatch": (0, "the registry of numpy functions gpuarr "
+                            "implements; binding by numpy's signature"),
     "gpuarr._headers": (0, "the headers shipped in gpuarr/include (complex "
                            "type, PyCUDA's, C headers for NVRTC)"),
     "gpuarr._image": (0, "kernel parameter counts read from a cubin or PTX "
                          "image"),
     "gpuarr._vectypes": (0, "CUDA's vector types (float3, ...) as numpy "
                             "dtypes: PyCUDA's gpuarray.vec"),
+    "gpuarr._indexkey": (0, "numpy's indexing rules: basic or advanced keys, "
+                            "where the index dimensions go"),
     "gpuarr.kernels": (0, "rendering the Mako templates"),
     "gpuarr.kernels.ops": (0, "the built-in elementwise operations' table"),
     "gpuarr._cuda": (1, "cuda.h's types and entry points, declared by hand "
@@ -77,12 +81,20 @@ LAYERS = {
                                   "parameters"),
     "gpuarr.elementwise": (4, "elementwise kernels, ElementwiseKernel"),
     "gpuarr.reduction": (4, "reduction kernels, ReductionKernel"),
+    "gpuarr._indexkernels": (4, "advanced indexing kernels: mask counts and "
+                                "selection, index offsets, gathers and "
+                                "scatters"),
     "gpuarr.scan": (4, "scan kernels, Inclusive/ExclusiveScanKernel"),
     "gpuarr._curand_plan": (4, "cuRAND generator kernels: dtypes per "
                                "distribution, module source, per-context "
                                "builds"),
+    "gpuarr._gatherkernels": (4, "the gather kernel of pad, repeat, tril "
+                                 "and triu (per-axis source tables)"),
     "gpuarr._joinkernels": (4, "the joining kernel (many strided copies, "
                                "casting, in one launch) and take/put"),
+    "gpuarr._sortkernels": (4, "sorting and searching kernels: radix sort "
+                               "passes, one-block row sort, searchsorted, "
+                               "unique's compaction"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -92,8 +104,17 @@ LAYERS = {
     "gpuarr._manipulation": (5, "reshape, transpose, broadcast_to, ... "
                                 "as functions"),
     "gpuarr._interop": (5, "the CUDA Array Interface and DLPack"),
+    "gpuarr._protocols": (5, "ufunc objects; __array_ufunc__ and "
+                             "__array_function__"),
+    "gpuarr._rearrange": (5, "tile, repeat, roll, diag, diagflat, tril, "
+                             "triu, trace, meshgrid, indices"),
+    "gpuarr._padding": (5, "pad and copyto"),
+    "gpuarr._selection": (5, "numpy's nonzero, take, put, take_along_axis, "
+                             "compress, place, choose ..."),
     "gpuarr._joining": (5, "concatenate, stack, hstack, ...; take, "
                            "multi_take, multi_put"),
+    "gpuarr._sorting": (5, "sort, argsort, searchsorted, unique, lexsort "
+                           "(the sort/argsort methods too)"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "
@@ -108,6 +129,8 @@ LAYERS = {
     "gpuarr._sobol_tables": (6, "cuRAND's Sobol direction vectors and "
                                 "scramble constants, get_curand_version"),
     "gpuarr.curandom": (6, "PyCUDA's curandom names"),
+    "gpuarr._dispatch_table": (6, "the numpy functions gpuarr implements, "
+                                  "one line each"),
     "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
                                "python -m gpuarr"),
     "gpuarr.__main__": (6, "python -m gpuarr"),

@@ -20,11 +20,12 @@ of the array layer lives here and only here):
 
 import numpy as np
 
-from . import _dtypes, _layout, _percontext
+from . import _dispatch, _dtypes, _layout, _percontext
 from . import driver as _drv
 from . import elementwise as _ew
 from ._array import GPUArray, make
-from . import _creation
+from . import _creation, _protocols
+from . import _selection
 from .tools import default_pool as _default_pool
 
 __all__ = [
@@ -136,7 +137,7 @@ def _resolve(op, operands):
     return res
 
 
-def apply(op, args, out=None, stream=None, casting="same_kind"):
+def apply(op, args, out=None, stream=None, casting="same_kind", loop=None):
     """Run ``op`` on ``args`` with numpy's promotion, broadcasting and casting.
 
     Parameters
@@ -150,6 +151,9 @@ def apply(op, args, out=None, stream=None, casting="same_kind"):
     stream : gpuarr.driver.Stream, optional
     casting : str
         numpy's casting rule for ``out``.
+    loop : (tuple of numpy.dtype, tuple of numpy.dtype), optional
+        The loop's input and output dtypes when already chosen (numpy's
+        ``dtype=``: :meth:`gpuarr._protocols.Ufunc.loop_for`).
 
     Returns
     -------
@@ -163,17 +167,18 @@ def apply(op, args, out=None, stream=None, casting="same_kind"):
         As numpy would, before any launch; :class:`Unsupported` for an
         operand type this layer does not take.
     """
-    res = _hot_apply(op, args, out, stream)
-    if res is not None:
-        return res
-    if out is None:
-        res = _fast(op, args, stream)
+    if loop is None:
+        res = _hot_apply(op, args, out, stream)
         if res is not None:
             return res
+        if out is None:
+            res = _fast(op, args, stream)
+            if res is not None:
+                return res
     ops = []
     for x in args:
         ops.append(_as_operand(x))
-    loop, outs = _resolve(op, ops)
+    loop, outs = _resolve(op, ops) if loop is None else loop
     shapes = [x.shape for x in ops if type(x) is GPUArray]
     if not shapes:
         raise TypeError("%s: at least one operand must be a GPUArray" % op)
@@ -573,22 +578,39 @@ def compare_unconvertible(a, value):
 def binop(op, a, b):
     """``a <op> b`` for the operators: the result, or NotImplemented for
     an operand type this layer does not take (Python then tries the other
-    operand's reflected method)."""
+    operand's reflected method).  A numpy ndarray operand (not 0-d) raises
+    TypeError: the operators do not copy host data silently."""
     res = _hot_apply(op, (a, b), None, None)
     if res is not None:
         return res
     res = _fast(op, [a, b], None)
     if res is not None:
         return res
+    _no_host_array(op, a)
+    _no_host_array(op, b)
     try:
         return apply(op, (a, b))
     except Unsupported:
         return NotImplemented
 
 
+def _no_host_array(op, x):
+    # operators never copy a numpy array over (as numpy.<ufunc> and CuPy)
+    if isinstance(x, np.ndarray) and x.ndim:
+        raise _dispatch.host_array_error("operator (numpy.%s)" % op)
+
+
 def inplace(op, self, other):
     """``self <op>= other``: numpy's ufunc with ``out=self``
-    (``same_kind`` casting), or NotImplemented."""
+    (``same_kind`` casting), or NotImplemented.
+
+    Raises
+    ------
+    TypeError
+        For a numpy ndarray ``other`` (no silent host copy), or a result
+        ``self`` cannot hold.
+    """
+    _no_host_array(op, other)
     try:
         return apply(op, (self, other), out=self)
     except Unsupported:
@@ -596,49 +618,12 @@ def inplace(op, self, other):
 
 
 def ufunc(op, nin, doc):
-    """The public function of the element-wise operation ``op`` with
+    """The public ufunc object of the element-wise operation ``op`` with
     ``nin`` inputs, documented by ``doc`` (the first line of its
-    docstring): ``f(x1, x2, out=None, stream=None)``."""
-    if nin == 1:
-        def f(x, out=None, stream=None):
-            return apply(op, (x,), out, stream)
-    elif nin == 2:
-        def f(x1, x2, out=None, stream=None):
-            return apply(op, (x1, x2), out, stream)
-    else:
-        def f(*args, out=None, stream=None):
-            if len(args) != nin:
-                raise TypeError("%s takes %d arguments" % (op, nin))
-            return apply(op, args, out, stream)
-    f.__name__ = f.__qualname__ = op
-    f.__doc__ = """%s
-
-    Parameters
-    ----------
-    %s : GPUArray or scalar
-        Operands; broadcast together by numpy's rules. Python scalars are
-        "weak" (NEP 50): they take the array's dtype.
-    out : GPUArray, optional
-        Destination with the broadcast shape; the result is cast to its dtype
-        under ``same_kind`` casting.
-    stream : gpuarr.driver.Stream, optional
-
-    Returns
-    -------
-    GPUArray
-        ``out`` if given, else a new array of numpy's result dtype.
-
-    Raises
-    ------
-    TypeError
-        If numpy has no loop for the dtypes, or the result cannot be cast to
-        ``out`` (``UFuncTypeError``).
-    OverflowError
-        If a Python int operand does not fit the array's integer dtype.
-    ValueError
-        If the shapes do not broadcast.
-    """ % (doc, ", ".join("x%d" % (i + 1) for i in range(nin)) if nin > 1 else "x")
-    return f
+    docstring): ``f(x1, x2, out=None, stream=None, *, dtype=None,
+    casting='same_kind')`` with numpy's ufunc attributes and methods
+    (:class:`gpuarr._protocols.Ufunc`; one object per operation)."""
+    return _protocols.make_ufunc(op, nin, doc)
 
 
 add = ufunc("add", 2, "Element-wise ``x1 + x2`` (numpy.add).")
@@ -692,15 +677,12 @@ def where(condition, x=None, y=None, out=None, stream=None):
 
     Raises
     ------
-    NotImplementedError
-        For the one-argument form (``nonzero``).
     ValueError
         If only one of ``x`` and ``y`` is given, or the shapes do not
         broadcast.
     """
     if x is None and y is None:
-        raise NotImplementedError("where(condition) (nonzero) is not "
-                                  "supported on the GPU yet")
+        return _selection.nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return apply("where", (condition, x, y), out, stream)

@@ -713,7 +713,9 @@ def test_host_side_errors_before_any_copy(fake_lib):
             (lambda: ga.zeros(3, np.float128 if hasattr(np, "float128") else object), TypeError),
             (lambda: ga.empty(-1), ValueError),
             (lambda: a[10], IndexError),
-            (lambda: a[[1, 2]], NotImplementedError),
+            (lambda: a[[True, False]], IndexError),
+            (lambda: a[[1, 2], 0], IndexError),
+            (lambda: a.__setitem__([1, 2], [1, 2, 3]), ValueError),
         ]
         pool = default_pool()
         for k, (f, exc) in enumerate(bad):

@@ -1,0 +1,239 @@
+"""Kernel builders of sorting and searching (layer 4).
+
+Every kernel is rendered from ``sort.cu.mako`` and described without a
+device by a :class:`~gpuarr._kernelspec.KernelSpec` (the CPU tests render
+and compile each of them); :func:`function` compiles one once per context.
+
+``radix_specs``
+    The four kernels of the LSD radix sort (8-bit digits): the global
+    histogram of every pass (``hist``, read back once so that passes whose
+    digit is the same for every key are skipped), then per pass a tile
+    histogram (``upsweep``), a scan over tiles (``scan``) and a stable
+    scatter (``scatter``), keys alone or with int64 values.  Rows of ``L``
+    elements sort independently by sorting on (row, key): the row of a
+    carried flat index is the most significant digit group.
+``block_spec``
+    A bitonic sort of (key, position) pairs in one block's shared memory,
+    one block per row, for rows of at most :func:`block_capacity` elements
+    (this includes small 1-d arrays).
+``finish_spec``, ``mask_spec``, ``compact_spec``, ``search_spec``
+    Flat indices to positions in their rows (argsort of rows), unique's run
+    starts and compaction, searchsorted's binary search.
+
+The order of every kernel is numpy's (``kind='stable'``): see the
+template's header for the key made from each dtype's bits.  Like the other
+builders, nothing here imports the array layer.
+"""
+
+import numpy as np
+
+from . import _dtypes, _percontext
+from ._enums import device_attribute
+from ._kernelspec import KernelSpec
+
+__all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
+           "block_capacity", "key_size", "radix_specs", "block_spec",
+           "block_launch", "finish_spec", "mask_spec", "compact_spec",
+           "search_spec", "function", "grid", "ntiles", "row_passes",
+           "U32_LIMIT"]
+
+#: threads per block of the radix, histogram and elementwise kernels
+BLOCK = 256
+#: radix sorts of fewer elements than this use 32-bit global positions
+U32_LIMIT = 2 ** 32 - 1
+_BLOCK_MAX_THREADS = 512
+
+
+def elem_kind(dtype):
+    """``(tkind, bits)`` of a supported dtype: the template's kind letter
+    (``"b"``, ``"i"``, ``"u"``, ``"f"``, ``"c"``) and the bits of a scalar
+    or of one part of a complex value.
+
+    Raises
+    ------
+    TypeError
+        For a dtype gpuarr does not support.
+    """
+    dt = _dtypes.check_supported(dtype)
+    if dt.kind == "c":
+        return "c", dt.itemsize * 4
+    return dt.kind, dt.itemsize * 8
+
+
+def key_passes(dtype):
+    """Radix passes of a key of ``dtype``: its bytes (bool: 1; complex:
+    both parts' bytes and one for the NaN class)."""
+    tk, bits = elem_kind(dtype)
+    if tk == "c":
+        return 2 * (bits // 8) + 1
+    return 1 if tk == "b" else bits // 8
+
+
+def row_passes(rows):
+    """Radix passes sorting by a row number below ``rows``: its bytes."""
+    r = max(int(rows) - 1, 0)
+    return (r.bit_length() + 7) // 8
+
+
+def items(dtype):
+    """Elements per thread of a radix tile (tile = 256 * items): 16, or 8
+    for 16-byte elements (so the staged tile fits shared memory)."""
+    return 8 if np.dtype(dtype).itemsize > 8 else 16
+
+
+def tile(dtype):
+    """Elements of a radix tile."""
+    return BLOCK * items(dtype)
+
+
+def ntiles(n, dtype):
+    """Radix tiles over ``n`` elements."""
+    t = tile(dtype)
+    return -(-n // t)
+
+
+def block_capacity(dtype):
+    """The longest row the one-block sort takes: 2048 elements, 1024 for
+    complex dtypes (whose keys are larger)."""
+    return 1024 if np.dtype(dtype).kind == "c" else 2048
+
+
+def key_size(dtype):
+    """Bytes of the block sort's key of ``dtype`` (``sizeof(ga_key)``)."""
+    tk, bits = elem_kind(dtype)
+    w = 8 if bits == 64 else 4
+    if tk == "c":
+        return 3 * 8 if w == 8 else 3 * 4
+    return w
+
+
+def _spec(kernel, dtype, chars, **extra):
+    tk, bits = elem_kind(dtype)
+    spec = KernelSpec("sort.cu.mako")
+    spec.path = kernel
+    spec.name = "gpuarr_sort_%s" % kernel
+    kw = dict(name=spec.name, kernel=kernel, tkind=tk, bits=bits, kv=False,
+              off_t="unsigned int", items=items(dtype))
+    kw.update(extra)
+    spec.render_kw = kw
+    spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"])
+    spec.chars = chars
+    spec.block = (BLOCK, 1, 1)
+    spec.grid = None
+    spec.tail = ()
+    return spec
+
+
+def radix_specs(dtype, kv, wide):
+    """The radix sort's kernels for keys of ``dtype``.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        The keys' dtype (moved as raw bits).
+    kv : bool
+        Whether int64 values travel with the keys (argsort, rows).
+    wide : bool
+        64-bit global positions (``n > U32_LIMIT``).
+
+    Returns
+    -------
+    dict
+        ``"hist"`` (arguments: keys, n, L, row passes, histogram of
+        ``(key_passes + row passes) * 256`` uint64 zeroed first),
+        ``"upsweep"`` (keys, values or 0, n, pass, L, offsets, ntiles),
+        ``"scan"`` (offsets, ntiles, the pass's 256 counts; grid 256),
+        ``"scatter"`` (keys in, keys out, values in or 0 (then the
+        positions), values out, offsets, n, pass, L, ntiles): each a
+        KernelSpec with grid None (the caller's :func:`grid` or
+        ``ntiles``).
+    """
+    off = "unsigned long long" if wide else "unsigned int"
+    return {
+        "hist": _spec("hist", dtype, "PqQiP"),
+        "upsweep": _spec("upsweep", dtype, "PPqiQPi", off_t=off),
+        "scan": _spec("scan", dtype, "PiP", off_t=off),
+        "scatter": _spec("scatter", dtype, "PPPPPqiQi", off_t=off, kv=kv),
+    }
+
+
+def block_spec(dtype):
+    """The one-block bitonic sort of rows (arguments: source, sorted
+    values out or 0, positions out or 0, rows, L, np2; dynamic shared
+    memory :func:`block_launch` gives)."""
+    return _spec("block", dtype, "PPPqii")
+
+
+def block_launch(dtype, rows, L):
+    """``(grid, block, shared bytes, np2)`` of a :func:`block_spec` launch
+    over ``rows`` rows of ``L <= block_capacity(dtype)`` elements."""
+    np2 = 2
+    while np2 < L:
+        np2 *= 2
+    threads = max(32, min(_BLOCK_MAX_THREADS, np2 // 2))
+    shared = np2 * (key_size(dtype) + 4)
+    return ((max(1, min(rows, 2 ** 31 - 1)), 1, 1), (threads, 1, 1), shared,
+            np2)
+
+
+def finish_spec():
+    """``out[e] = (vin[e] or e) % L`` over int64 (arguments: vin or 0, out,
+    n, L)."""
+    return _spec("finish", np.uint64, "PPqQ")
+
+
+def mask_spec(dtype):
+    """unique's run starts (arguments: sorted values, int64 flags out, n,
+    equal_nan)."""
+    return _spec("mask", dtype, "PPqi")
+
+
+def compact_spec(dtype):
+    """unique's compaction (arguments: sorted values, permutation, the
+    flags' inclusive sum, n, then unique values, index, inverse, starts,
+    ends, each an address or 0)."""
+    return _spec("compact", dtype, "PPPqPPPPP")
+
+
+def search_spec(dtype):
+    """searchsorted (arguments: sorted array, sorter or 0, its size,
+    values, their number, int64 out, right)."""
+    return _spec("search", dtype, "PPqPqPi")
+
+
+class _State:
+    __slots__ = ("kernels", "nsm")
+
+    def __init__(self, nsm):
+        self.kernels = {}
+        self.nsm = nsm
+
+
+def _new_state(ctx):
+    dev = ctx.get_device()
+    return _State(int(dev.get_attribute(
+        device_attribute.MULTIPROCESSOR_COUNT)))
+
+
+_state = _percontext.state(_new_state)
+
+
+def function(spec):
+    """The current context's compiled kernel of ``spec`` (built on first
+    use and kept with its module, keyed by ``spec.kkey``).
+
+    Returns
+    -------
+    gpuarr.driver.Function
+    """
+    kernels = _state().kernels
+    ent = kernels.get(spec.kkey)
+    if ent is None:
+        ent = kernels[spec.kkey] = spec.build()
+    return ent[0]
+
+
+def grid(n, per_sm=8):
+    """A grid-stride launch's grid over ``n`` items: enough blocks of
+    :data:`BLOCK` threads, at most ``per_sm`` per multiprocessor."""
+    return (max(1, min(-(-n // BLOCK), _state().nsm * per_sm)), 1, 1)

@@ -1,0 +1,130 @@
+## Unbuffered scatter (numpy's ufunc.at: add.at, subtract.at as add of
+## negated values, multiply.at, maximum.at, minimum.at): for every index
+## position b and block element (p, q),
+##     dst[pre(p) + offs[b] + post(q)] = op(dst[...], val[i])
+## atomically, so repeated indices all apply.  val is C-contiguous over
+## (pre, b, post) and already of dst's dtype.  Atomics: native atomicAdd
+## for 4- and 8-byte integers and floats and per part for complex add; a
+## compare-and-swap loop on the item (2, 4 or 8 bytes) or on the aligned
+## 32-bit word holding it (1 byte; gpuarr's pools hand out whole 16-byte
+## units, so the word lies inside the allocation) otherwise.  numpy's results:
+## integers wrap, bool add/maximum is or and multiply/minimum is and,
+## float16 rounds once from float, maximum/minimum propagate NaN,
+## complex maximum/minimum order lexicographically.
+##
+## Variables: name, dt (numpy dtype of dst), op ("add", "multiply",
+## "maximum", "minimum"), npre, npost, wide, block.
+<%namespace name="common" file="common.cu.mako"/>\
+${common.types()}
+<%!
+    from gpuarr._dtypes import ctype, reg_ctype
+%>\
+<%
+    T = ctype(dt)          # storage type
+    R = reg_ctype(dt)      # compute type
+    I = "long long" if wide else "int"
+    size = dt.itemsize
+    native = op == "add" and (dt.kind in "iu" and size in (4, 8) or
+                              dt.kind == "f" and size in (4, 8))
+    parts = op == "add" and dt.kind == "c"
+    W = {8: "unsigned long long", 4: "unsigned int", 2: "unsigned short"}.get(size)
+%>\
+
+// the operation in compute type (numpy's loops)
+GA_DEV ${R} ga_at_op(${R} a, ${R} b)
+{
+% if dt.kind == "b":
+    return ${"a || b" if op in ("add", "maximum") else "a && b"};
+% elif op == "add" and dt.kind in "iu":
+    return (${R})((unsigned long long)a + (unsigned long long)b);
+% elif op == "multiply" and dt.kind in "iu":
+    return (${R})((unsigned long long)a * (unsigned long long)b);
+% elif op == "add":
+    return a + b;
+% elif op == "multiply":
+    return a * b;
+% elif dt.kind in "iu":
+    return ${"a > b" if op == "maximum" else "a < b"} ? a : b;
+% elif dt.kind == "f":
+    return (a != a) ? a : ((b != b) ? b : (${"a > b" if op == "maximum" else "a < b"} ? a : b));
+% else:
+    // numpy's complex maximum/minimum: NaN first, then lexicographic
+    if (a.re != a.re || a.im != a.im) return a;
+    if (b.re != b.re || b.im != b.im) return b;
+    return ${"ga_clt(b, a)" if op == "maximum" else "ga_clt(a, b)"} ? a : b;
+% endif
+}
+
+GA_DEV void ga_at(${T} *p, ${T} v)
+{
+% if native:
+    atomicAdd(${"(unsigned long long *)p, (unsigned long long)v" if dt.kind in "iu" and size == 8 else ("(unsigned int *)p, (unsigned int)v" if dt.kind in "iu" else "p, v")});
+% elif parts:
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+% elif size >= 2:
+    ${W} *w = reinterpret_cast<${W} *>(p);
+    ${W} old = *w, assumed;
+    do {
+        assumed = old;
+        ${T} cur;
+        memcpy(&cur, &assumed, ${size});
+        const ${T} nv = ${common.store("ga_at_op(%s, %s)" % (common.load("cur", dt), common.load("v", dt)), dt)};
+        ${W} bits;
+        memcpy(&bits, &nv, ${size});
+        old = atomicCAS(w, assumed, bits);
+    } while (old != assumed);
+% else:
+    // the aligned 32-bit word holding the item
+    const unsigned long long addr = (unsigned long long)p;
+    unsigned int *w = reinterpret_cast<unsigned int *>(addr & ~3ull);
+    const unsigned int shift = (unsigned int)(addr & 3ull) * 8u;
+    const unsigned int mask = 0xffu << shift;
+    unsigned int old = *w, assumed;
+    do {
+        assumed = old;
+        const unsigned char raw = (assumed & mask) >> shift;
+        ${T} cur;
+        memcpy(&cur, &raw, ${size});
+        const ${T} nv = ${common.store("ga_at_op(%s, %s)" % (common.load("cur", dt), common.load("v", dt)), dt)};
+        unsigned char nraw;
+        memcpy(&nraw, &nv, ${size});
+        old = atomicCAS(w, assumed, (assumed & ~mask) | ((unsigned int)nraw << shift));
+    } while (old != assumed);
+% endif
+}
+
+extern "C" __global__ void __launch_bounds__(${block})
+${name}(long long total, const ${T} *__restrict__ val, ${T} *dst, long long nb_,
+        const long long *__restrict__ offs\
+% for d in range(npre):
+, long long pd${d}, long long ps${d}\
+% endfor
+% for d in range(npost):
+, long long qd${d}, long long qs${d}\
+% endfor
+)
+{
+    const ${I} nb = (${I})nb_;
+    (void)nb;
+    const long long stride = (long long)gridDim.x * ${block};
+    for (long long i_ = (long long)blockIdx.x * ${block} + threadIdx.x; i_ < total; i_ += stride) {
+        ${I} t = (${I})i_;
+        long long off = 0;
+% for d in reversed(range(npost)):
+        off += (long long)(t % (${I})qd${d}) * qs${d};
+        t /= (${I})qd${d};
+% endfor
+% if npre:
+        const ${I} b = t % nb;
+        t /= nb;
+% for d in reversed(range(npre)):
+        off += (long long)(t % (${I})pd${d}) * ps${d};
+        t /= (${I})pd${d};
+% endfor
+% else:
+        const ${I} b = t;
+% endif
+        ga_at(dst + off + offs[b], val[i_]);
+    }
+}

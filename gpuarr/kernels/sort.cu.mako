@@ -1,0 +1,469 @@
+## Sorting and searching: an LSD radix sort with 8-bit digits (stable),
+## a one-block bitonic sort of (key, position) pairs for short rows, and the
+## kernels of searchsorted and unique.  Rendered by gpuarr/_sortkernels.py.
+##
+## Elements move as their raw bits (``ga_elem``); the order is that of a
+## key made from the bits (``ga_make_key``), numpy's order: signed integers
+## with the sign bit flipped, floats by the usual sign-magnitude flip with
+## -0.0 mapped to +0.0's key and every NaN to the all-ones key (after
+## +inf); complex values by (class, primary, secondary) where the class is
+## 2 * isnan(re) + isnan(im) and, by class, (primary, secondary) is
+## (re, im), (re, -), (im, -), (-, -): numpy's [R + Rj, R + nanj, nan + Rj,
+## nan + nanj].  Equal keys keep their input order (the sort is stable).
+##
+## Radix passes: pass p < KP sorts by digit p of the key (least significant
+## first; for complex: the secondary's bytes, the primary's, the class);
+## passes KP + q sort by byte q of (value / L), the row of a carried flat
+## index, so that rows of L elements sort independently (the row passes run
+## after the key passes).  One pass is three launches: ``upsweep`` (each
+## tile's digit counts, digit-major: offs[d * ntiles + t]), ``scan`` (one
+## block per digit: those counts to global start positions, the digit's
+## base from the global histogram ``hist``) and ``scatter`` (a stable
+## scatter: in-warp ranks by __match_any_sync, warp offsets per digit, the
+## tile staged in shared memory in digit order, then coalesced-ish writes).
+##
+## Variables (all required):
+##   name     kernel name
+##   kernel   "hist" | "upsweep" | "scan" | "scatter" | "block" | "finish"
+##            | "mask" | "compact" | "search"
+##   tkind    "b" | "i" | "u" | "f" | "c": bool, signed, unsigned, float,
+##            complex
+##   bits     bits of a scalar, or of one part of a complex value
+##   kv       scatter: carry int64 values with the keys
+##   off_t    C type of global positions ("unsigned int" when n < 2**32)
+##   items    elements per thread of a radix tile (tile = 256 * items)
+<%
+    raw = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int",
+           64: "unsigned long long"}[bits]
+    kw = "unsigned long long" if bits == 64 else "unsigned int"
+    sign = 1 << (bits - 1)
+    allk = (1 << bits) - 1
+    inf = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}.get(bits, 0)
+    kp = 2 * (bits // 8) + 1 if tkind == "c" else (1 if tkind == "b" else bits // 8)
+    suffix = "ull" if bits == 64 else "u"
+    tile = 256 * items
+%>\
+typedef ${raw} ga_bits;
+typedef ${kw} ga_kw;
+% if tkind == "c":
+struct __align__(${2 * bits // 8}) ga_elem { ga_bits re, im; };
+struct ga_key { ga_kw sec, prim; unsigned int cls; };
+% else:
+typedef ga_bits ga_elem;
+typedef ga_kw ga_key;
+% endif
+enum { GA_KP = ${kp}, GA_TILE = ${tile} };
+
+% if tkind in "fc":
+// float bits -> an unsigned key of the same order (-0.0 as 0.0, NaN last)
+__device__ __forceinline__ bool ga_isnan(ga_bits u)
+{
+    return ((ga_kw)u & ${"0x%x" % (sign - 1)}${suffix}) > ${"0x%x" % inf}${suffix};
+}
+__device__ __forceinline__ ga_kw ga_fkey(ga_bits u)
+{
+    const ga_kw x = (ga_kw)u;
+    const ga_kw mag = x & ${"0x%x" % (sign - 1)}${suffix};
+    if (mag > ${"0x%x" % inf}${suffix}) return ${"0x%x" % allk}${suffix};
+    if (mag == 0) return ${"0x%x" % sign}${suffix};
+    return (x & ${"0x%x" % sign}${suffix}) ? (~x & ${"0x%x" % allk}${suffix})
+                                         : (x | ${"0x%x" % sign}${suffix});
+}
+% endif
+
+__device__ __forceinline__ ga_key ga_make_key(const ga_elem &x)
+{
+% if tkind == "c":
+    ga_key k;
+    const bool nr = ga_isnan(x.re), ni = ga_isnan(x.im);
+    k.cls = (nr ? 2u : 0u) | (ni ? 1u : 0u);
+    k.prim = nr ? (ni ? (ga_kw)0 : ga_fkey(x.im)) : ga_fkey(x.re);
+    k.sec = (nr || ni) ? (ga_kw)0 : ga_fkey(x.im);
+    return k;
+% elif tkind == "f":
+    return ga_fkey(x);
+% elif tkind == "i":
+    return (ga_kw)x ^ ${"0x%x" % sign}${suffix};
+% elif tkind == "b":
+    return x != 0 ? 1u : 0u;
+% else:
+    return (ga_kw)x;
+% endif
+}
+
+// a key after every real one (the padding of the bitonic sort)
+__device__ __forceinline__ ga_key ga_pad_key()
+{
+% if tkind == "c":
+    ga_key k;
+    k.cls = 4u;
+    k.prim = 0;
+    k.sec = 0;
+    return k;
+% else:
+    return ${"0x%x" % allk}${suffix};
+% endif
+}
+
+__device__ __forceinline__ bool ga_key_less(const ga_key &a, const ga_key &b)
+{
+% if tkind == "c":
+    if (a.cls != b.cls) return a.cls < b.cls;
+    if (a.prim != b.prim) return a.prim < b.prim;
+    return a.sec < b.sec;
+% else:
+    return a < b;
+% endif
+}
+
+// unique's equality: equal keys; with equal_nan every NaN is one value
+// (complex: any value with a NaN part), without it no NaN equals anything
+__device__ __forceinline__ bool ga_key_same(const ga_key &a, const ga_key &b, int equal_nan)
+{
+% if tkind == "c":
+    if (a.cls != 0u || b.cls != 0u) return equal_nan && a.cls != 0u && b.cls != 0u;
+    return a.prim == b.prim && a.sec == b.sec;
+% elif tkind == "f":
+    return a == b && (equal_nan || a != ${"0x%x" % allk}${suffix});
+% else:
+    (void)equal_nan;
+    return a == b;
+% endif
+}
+
+// digit p of the key (p < GA_KP), else byte p - GA_KP of the row v / L
+__device__ __forceinline__ unsigned int ga_key_digit(const ga_key &k, int p)
+{
+% if tkind == "c":
+    if (p < ${bits // 8}) return (unsigned int)(k.sec >> (8 * p)) & 255u;
+    if (p < ${bits // 4}) return (unsigned int)(k.prim >> (8 * (p - ${bits // 8}))) & 255u;
+    return k.cls;
+% else:
+    return (unsigned int)(k >> (8 * p)) & 255u;
+% endif
+}
+
+__device__ __forceinline__ unsigned int ga_digit(const ga_elem &x, long long v, int p,
+                                                        unsigned long long L)
+{
+    if (p < GA_KP) return ga_key_digit(ga_make_key(x), p);
+    return (unsigned int)(((unsigned long long)v / L) >> (8 * (p - GA_KP))) & 255u;
+}
+
+// exclusive sum over a block of 256 threads; *total gets the sum
+template <typename U>
+__device__ __forceinline__ U ga_excl_scan(U x, U *sh, U *total)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    U inc = x;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const U y = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o) inc += y;
+    }
+    __syncthreads();                    // sh is free from an earlier call
+    if (lane == 31) sh[warp] = inc;
+    __syncthreads();
+    U before = 0, tot = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) {
+        const U s = sh[w];
+        if (w < warp) before += s;
+        tot += s;
+    }
+    if (total) *total = tot;
+    return before + inc - x;
+}
+
+% if kernel == "hist":
+// the global digit histogram of every pass: hist[p * 256 + d] (zeroed by
+// the host); rp row passes after the GA_KP key passes
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int rp,
+        unsigned long long *__restrict__ hist)
+{
+    __shared__ unsigned int sh[(GA_KP + 8) * 256];
+    const int np = GA_KP + rp;
+    for (int i = threadIdx.x; i < np * 256; i += 256) sh[i] = 0u;
+    __syncthreads();
+    const long long step = (long long)gridDim.x * 256;
+    for (long long e = (long long)blockIdx.x * 256 + threadIdx.x; e < n; e += step) {
+        const ga_key k = ga_make_key(keys[e]);
+#pragma unroll
+        for (int p = 0; p < GA_KP; ++p) atomicAdd(&sh[p * 256 + ga_key_digit(k, p)], 1u);
+        if (rp) {
+            const unsigned long long r = (unsigned long long)e / L;
+            for (int p = 0; p < rp; ++p)
+                atomicAdd(&sh[(GA_KP + p) * 256 + ((unsigned int)(r >> (8 * p)) & 255u)], 1u);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < np * 256; i += 256)
+        if (sh[i]) atomicAdd(&hist[i], (unsigned long long)sh[i]);
+}
+% elif kernel == "upsweep":
+// tile t's count of each digit of pass p: offs[d * ntiles + t]
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ keys, const long long *__restrict__ vals, long long n,
+        int pass, unsigned long long L, ${off_t} *__restrict__ offs, int ntiles)
+{
+    __shared__ unsigned int sh[256];
+    sh[threadIdx.x] = 0u;
+    __syncthreads();
+    const long long start = (long long)blockIdx.x * GA_TILE;
+    const long long left = n - start;
+    const int cnt = left < GA_TILE ? (int)left : GA_TILE;
+    for (int i = threadIdx.x; i < cnt; i += 256) {
+        const long long e = start + i;
+        long long v = 0;
+        if (pass >= GA_KP) v = vals ? vals[e] : e;
+        atomicAdd(&sh[ga_digit(keys[e], v, pass, L)], 1u);
+    }
+    __syncthreads();
+    offs[(long long)threadIdx.x * ntiles + blockIdx.x] = (${off_t})sh[threadIdx.x];
+}
+% elif kernel == "scan":
+// block d: the tile counts of digit d to global start positions (the
+// digits before d, from this pass's 256 counts of hist, then the tiles
+// before t)
+extern "C" __global__ void __launch_bounds__(256)
+${name}(${off_t} *__restrict__ offs, int ntiles, const unsigned long long *__restrict__ hist)
+{
+    __shared__ ${off_t} sh[8];
+    const unsigned int d = blockIdx.x;
+    const ${off_t} mine = threadIdx.x < d ? (${off_t})hist[threadIdx.x] : (${off_t})0;
+    ${off_t} base;
+    (void)ga_excl_scan<${off_t}>(mine, sh, &base);
+    const int per = (ntiles + 255) / 256;
+    const int lo = threadIdx.x * per;
+    const int hi = lo + per < ntiles ? lo + per : ntiles;
+    ${off_t} *row = offs + (long long)d * ntiles;
+    ${off_t} s = 0;
+    for (int i = lo; i < hi; ++i) s += row[i];
+    ${off_t} run = base + ga_excl_scan<${off_t}>(s, sh, (${off_t} *)0);
+    for (int i = lo; i < hi; ++i) {
+        const ${off_t} c = row[i];
+        row[i] = run;
+        run += c;
+    }
+}
+% elif kernel == "scatter":
+<% exw = "ga_elem" if not kv else ("long long" if bits * (2 if tkind == "c" else 1) <= 64 else "ga_elem") %>\
+// one tile (GA_TILE elements, the last one partial) to its places in the
+// output, stably; warp w takes the w-th eighth of the tile, in rounds of
+// 32 consecutive elements
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
+        const long long *__restrict__ vin, long long *__restrict__ vout,
+        const ${off_t} *__restrict__ offs, long long n, int pass, unsigned long long L,
+        int ntiles)
+{
+    __shared__ unsigned int whist[8 * 256];
+    __shared__ unsigned int tdig[256];
+    __shared__ long long gbase[256];
+    __shared__ unsigned int sh[8];
+    __shared__ ${exw} exbuf[GA_TILE];      // the tile in digit order
+    __shared__ unsigned char exd[GA_TILE];  // and its digits
+    (void)vin; (void)vout;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (int i = tid; i < 8 * 256; i += 256) whist[i] = 0u;
+    __syncthreads();
+    const long long tstart = (long long)blockIdx.x * GA_TILE;
+    const long long wstart = tstart + (long long)warp * (32 * ${items});
+    const unsigned int below = (1u << lane) - 1u;
+    ga_elem k[${items}];
+% if kv:
+    long long v[${items}];
+% endif
+    unsigned int dr[${items}];      // digit << 16 | rank in the warp's part
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r) {
+        const long long e = wstart + r * 32 + lane;
+        const bool valid = e < n;
+        k[r] = valid ? kin[e] : ga_elem();
+% if kv:
+        v[r] = valid ? (vin ? vin[e] : e) : 0;
+        const unsigned int d = valid ? ga_digit(k[r], v[r], pass, L) : 256u;
+% else:
+        const unsigned int d = valid ? ga_digit(k[r], 0, pass, L) : 256u;
+% endif
+        const unsigned int peers = __match_any_sync(0xffffffffu, d);
+        unsigned int rank = __popc(peers & below);
+        if (valid) rank += whist[warp * 256 + d];
+        __syncwarp();
+        if (valid && (peers & below) == 0u) whist[warp * 256 + d] += __popc(peers);
+        __syncwarp();
+        dr[r] = (d << 16) | rank;
+    }
+    __syncthreads();
+    {
+        // digit tid: the warps' offsets, the tile's start of the digit
+        unsigned int run = 0u;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+            const unsigned int c = whist[w * 256 + tid];
+            whist[w * 256 + tid] = run;
+            run += c;
+        }
+        const unsigned int start = ga_excl_scan<unsigned int>(run, sh, (unsigned int *)0);
+        tdig[tid] = start;
+        gbase[tid] = (long long)offs[(long long)tid * ntiles + blockIdx.x] - (long long)start;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r) {
+        const unsigned int d = dr[r] >> 16;
+        if (d < 256u) {
+            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+% if exw == "ga_elem":
+            exbuf[p] = k[r];
+% else:
+            reinterpret_cast<ga_elem *>(exbuf)[p] = k[r];
+% endif
+            exd[p] = (unsigned char)d;
+        }
+    }
+    __syncthreads();
+    const long long left = n - tstart;
+    const int cnt = left < GA_TILE ? (int)left : GA_TILE;
+    for (int i = tid; i < cnt; i += 256)
+% if exw == "ga_elem":
+        kout[gbase[exd[i]] + i] = exbuf[i];
+% else:
+        kout[gbase[exd[i]] + i] = reinterpret_cast<const ga_elem *>(exbuf)[i];
+% endif
+% if kv:
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r) {
+        const unsigned int d = dr[r] >> 16;
+        if (d < 256u) {
+            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+            reinterpret_cast<long long *>(exbuf)[p] = v[r];
+        }
+    }
+    __syncthreads();
+    for (int i = tid; i < cnt; i += 256)
+        vout[gbase[exd[i]] + i] = reinterpret_cast<const long long *>(exbuf)[i];
+% endif
+}
+% elif kernel == "block":
+// rows of L <= np2 elements (np2 a power of two), one block a row: a
+// bitonic sort of (key, position) pairs in shared memory (dynamic:
+// np2 * (sizeof(ga_key) + 4) bytes); ties broken by position, so the
+// order is the stable one.  kout[i] = src[row's i-th], vout[i] = its
+// position in the row; either may be null.
+__device__ __forceinline__ bool ga_pair_less(const ga_key &a, unsigned int ia,
+                                                    const ga_key &b, unsigned int ib)
+{
+    if (ga_key_less(a, b)) return true;
+    if (ga_key_less(b, a)) return false;
+    return ia < ib;
+}
+
+extern "C" __global__ void
+${name}(const ga_elem *__restrict__ src, ga_elem *__restrict__ kout,
+        long long *__restrict__ vout, long long rows, int L, int np2)
+{
+    extern __shared__ __align__(16) unsigned char ga_smem[];
+    ga_key *key = reinterpret_cast<ga_key *>(ga_smem);
+    unsigned int *pos = reinterpret_cast<unsigned int *>(ga_smem + (size_t)np2 * sizeof(ga_key));
+    const int nt = blockDim.x;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const long long base = row * L;
+        for (int i = threadIdx.x; i < np2; i += nt) {
+            key[i] = i < L ? ga_make_key(src[base + i]) : ga_pad_key();
+            pos[i] = (unsigned int)i;
+        }
+        __syncthreads();
+        for (int k = 2; k <= np2; k <<= 1) {
+            for (int j = k >> 1; j > 0; j >>= 1) {
+                for (int t = threadIdx.x; t < (np2 >> 1); t += nt) {
+                    const int i = ((t & ~(j - 1)) << 1) | (t & (j - 1));
+                    const int l = i | j;
+                    const ga_key a = key[i], b = key[l];
+                    const unsigned int ia = pos[i], ib = pos[l];
+                    const bool up = (i & k) == 0;
+                    if (up ? ga_pair_less(b, ib, a, ia) : ga_pair_less(a, ia, b, ib)) {
+                        key[i] = b; key[l] = a;
+                        pos[i] = ib; pos[l] = ia;
+                    }
+                }
+                __syncthreads();
+            }
+        }
+        for (int i = threadIdx.x; i < L; i += nt) {
+            const unsigned int j = pos[i];
+            if (vout) vout[base + i] = (long long)j;
+            if (kout) kout[base + i] = src[base + j];
+        }
+        __syncthreads();                // key and pos are reused
+    }
+}
+% elif kernel == "finish":
+// out[e] = (vin ? vin[e] : e) % L: flat indices to positions in their row
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const long long *__restrict__ vin, long long *__restrict__ out, long long n,
+        unsigned long long L)
+{
+    const long long step = (long long)gridDim.x * 256;
+    for (long long e = (long long)blockIdx.x * 256 + threadIdx.x; e < n; e += step) {
+        const long long v = vin ? vin[e] : e;
+        out[e] = (long long)((unsigned long long)v % L);
+    }
+}
+% elif kernel == "mask":
+// unique: flags[i] = 1 where a sorted s[i] starts a new value, else 0
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ s, long long *__restrict__ flags, long long n, int equal_nan)
+{
+    const long long step = (long long)gridDim.x * 256;
+    for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step)
+        flags[i] = (i == 0 || !ga_key_same(ga_make_key(s[i - 1]), ga_make_key(s[i]), equal_nan))
+                   ? 1 : 0;
+}
+% elif kernel == "compact":
+// unique: csum = inclusive sum of the flags; the first element of each run
+// of equal values gives the value (uniq), its original index (index) and
+// its start (starts); the last one its end (ends); every element its
+// inverse.  Null outputs are skipped.
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ s, const long long *__restrict__ perm,
+        const long long *__restrict__ csum, long long n, ga_elem *__restrict__ uniq,
+        long long *__restrict__ index, long long *__restrict__ inverse,
+        long long *__restrict__ starts, long long *__restrict__ ends)
+{
+    const long long step = (long long)gridDim.x * 256;
+    for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
+        const long long c = csum[i];
+        const long long k = c - 1;
+        if (i == 0 || csum[i - 1] != c) {
+            if (uniq) uniq[k] = s[i];
+            if (index) index[k] = perm[i];
+            if (starts) starts[k] = i;
+        }
+        if (ends && (i == n - 1 || csum[i + 1] != c)) ends[k] = i + 1;
+        if (inverse) inverse[perm[i]] = k;
+    }
+}
+% elif kernel == "search":
+// searchsorted: out[i] = the first position of a (through sorter when not
+// null) where v[i] may go, before equal elements (right == 0) or after
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ a, const long long *__restrict__ sorter, long long na,
+        const ga_elem *__restrict__ v, long long nv, long long *__restrict__ out, int right)
+{
+    const long long step = (long long)gridDim.x * 256;
+    for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < nv; i += step) {
+        const ga_key kv = ga_make_key(v[i]);
+        long long lo = 0, hi = na;
+        while (lo < hi) {
+            const long long mid = lo + ((hi - lo) >> 1);
+            const ga_key ka = ga_make_key(a[sorter ? sorter[mid] : mid]);
+            const bool go = right ? !ga_key_less(kv, ka) : ga_key_less(ka, kv);
+            if (go) lo = mid + 1; else hi = mid;
+        }
+        out[i] = lo;
+    }
+}
+% endif
