@@ -224,11 +224,13 @@ def _new_flag():
 def _offsets(arrays, sizes, strides, axes, nb, check_only=False):
     """One int64 element offset per index position of the broadcast index
     arrays (C-contiguous, ``nb`` elements each), numpy's IndexError for
-    a bad index (before anything else runs)."""
-    spec = _ik.offsets_spec([x.dtype for x in arrays])
-    offs = _creation.empty_c((nb,), _I64)
+    a bad index (before anything else runs); ``check_only``: only the
+    check (None is returned)."""
+    spec = _ik.offsets_spec([x.dtype for x in arrays],
+                            check_only=check_only)
+    offs = None if check_only else _creation.empty_c((nb,), _I64)
     flag = _new_flag()
-    args = [nb, flag.ptr, offs.ptr]
+    args = [nb, flag.ptr, 0 if check_only else offs.ptr]
     for x, n, s in zip(arrays, sizes, strides):
         args += [x.ptr, n, s]
     _ik.function(spec).prepared_call(_ik.grid(nb), spec.block, *args)
@@ -483,14 +485,22 @@ def ufunc_at(name, a, indices, b=None):
         if sel.nb and sel.mask is None:
             sel.offsets()
         return
-    offs = sel.offsets()
+    if sel.direct is not None:
+        # one index array: checked first, then read by the scatter itself
+        # (no offsets written and read back)
+        idx, n, s, axis = sel.direct
+        _offsets([idx], [n], [s], [axis], sel.nb, check_only=True)
+        mid, idt = [idx.ptr, n, s], idx.dtype
+    else:
+        offs = sel.offsets()
+        mid, idt = [offs.ptr], None
     if negate:
         _ufunc.apply("negative", (vals,), out=vals)
     view = sel.view
     pd = _dims(view, sel.pre)
     qd = _dims(view, sel.post)
-    spec = _ik.at_spec(dt, op, len(pd), len(qd), vals.size > _INT32_MAX)
-    args = [vals.size, vals.ptr, view.ptr, sel.nb, offs.ptr]
-    for n, s in pd + qd:
-        args += [n, s]
+    spec = _ik.at_spec(dt, op, len(pd), len(qd), vals.size > _INT32_MAX, idt)
+    args = [vals.size, vals.ptr, view.ptr, sel.nb] + mid
+    for dim in pd + qd:
+        args += dim
     _ik.function(spec).prepared_call(_ik.grid(vals.size), spec.block, *args)

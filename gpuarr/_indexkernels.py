@@ -79,7 +79,8 @@ def _spec(kind, kkey, chars, **kw):
     spec.name = "gpuarr_index_" + kind
     spec.render_kw = dict(name=spec.name, kind=kind, block=BLOCK, action="",
                           unit="", nd=0, idx_ts=(), mode="raise", adv="",
-                          idx_t="", npre=0, npost=0, wide=False)
+                          idx_t="", npre=0, npost=0, wide=False,
+                          check_only=False)
     spec.render_kw.update(kw)
     spec.chars = chars
     spec.block = (BLOCK, 1, 1)
@@ -141,7 +142,7 @@ def select_spec(action, itemsize, nd):
                  action=action, unit=unit, nd=nd)
 
 
-def offsets_spec(index_dtypes, mode="raise"):
+def offsets_spec(index_dtypes, mode="raise", check_only=False):
     """The kernel combining index arrays into element offsets.
 
     Parameters
@@ -149,6 +150,9 @@ def offsets_spec(index_dtypes, mode="raise"):
     index_dtypes : sequence of numpy.dtype
         One per index array (bool or integer), at most :data:`MAX_ARRAYS`.
     mode : {"raise", "wrap", "clip"}
+    check_only : bool
+        Only look for a bad index (the offsets pointer is not written; a
+        later kernel reads the index itself).
 
     Returns
     -------
@@ -162,8 +166,9 @@ def offsets_spec(index_dtypes, mode="raise"):
         raise ValueError("an offsets kernel combines 1 to %d index arrays"
                          % MAX_ARRAYS)
     cts = tuple(_index_ctype(d) for d in dts)
-    return _spec("offsets", (dts, _mode(mode)), "qPP" + "Pqq" * len(dts),
-                 idx_ts=cts, mode=mode)
+    return _spec("offsets", (dts, _mode(mode), bool(check_only)),
+                 "qPP" + "Pqq" * len(dts), idx_ts=cts, mode=mode,
+                 check_only=bool(check_only))
 
 
 def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
@@ -215,7 +220,7 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
 AT_OPS = ("add", "multiply", "maximum", "minimum")
 
 
-def at_spec(dtype, op, npre, npost, wide):
+def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
     """The unbuffered scatter of numpy's ``ufunc.at`` (``index_at.cu.mako``).
 
     Parameters
@@ -228,13 +233,19 @@ def at_spec(dtype, op, npre, npost, wide):
         Merged dimensions before and after the index position.
     wide : bool
         64-bit position arithmetic.
+    index_dtype : numpy.dtype or None
+        None: positions take precomputed offsets; else the dtype of the one
+        index array read directly (already checked by an offsets kernel
+        with ``check_only``; negative indices count from the end).
 
     Returns
     -------
     KernelSpec
         Arguments: total elements (q), values (P, C-contiguous over
-        ``(pre, b, post)``), destination (P), index positions (q), offsets
-        (P), then per pre and post dimension its size and element stride.
+        ``(pre, b, post)``), destination (P), index positions (q), then the
+        offsets (P) -- or the index array (P), its axis size (q) and axis
+        element stride (q) -- then per pre and post dimension its size and
+        element stride.
 
     Raises
     ------
@@ -252,11 +263,14 @@ def at_spec(dtype, op, npre, npost, wide):
             "atomic)" % op)
     spec = KernelSpec("index_at.cu.mako")
     spec.path = "at"
-    spec.kkey = ("index", "at", dt, op, npre, npost, bool(wide))
+    idt = None if index_dtype is None else np.dtype(index_dtype)
+    spec.kkey = ("index", "at", dt, op, npre, npost, bool(wide), idt)
     spec.name = "gpuarr_index_at"
     spec.render_kw = dict(name=spec.name, dt=dt, op=op, npre=npre,
-                          npost=npost, wide=bool(wide), block=BLOCK)
-    spec.chars = "qPPqP" + "qq" * (npre + npost)
+                          npost=npost, wide=bool(wide), block=BLOCK,
+                          idx_t="" if idt is None else _index_ctype(idt))
+    spec.chars = ("qPPqP" + ("" if idt is None else "qq")
+                  + "qq" * (npre + npost))
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
     spec.tail = ()

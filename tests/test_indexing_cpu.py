@@ -218,6 +218,17 @@ def _specs():
             out.append(ik.move_spec(kind, 1, npre, npost, wide, np.int32))
     out.append(ik.move_spec("gather", 16, 0, 1, False, np.uint64, "wrap"))
     out.append(ik.move_spec("gather", 2, 1, 0, False, np.int8, "clip"))
+    out.append(ik.offsets_spec([np.int64], check_only=True))
+    ops = ik.AT_OPS
+    for k, dt in enumerate((np.bool_, np.int8, np.uint16, np.float16,
+                            np.int32, np.uint64, np.float32, np.float64,
+                            np.complex64)):
+        for j in range(2):
+            op = ops[(k + j) % len(ops)]
+            out.append(ik.at_spec(np.dtype(dt), op, j, 1 - j, bool(j),
+                                  np.int64 if j else None))
+    out.append(ik.at_spec(np.dtype(np.complex128), "add", 1, 1, False,
+                          np.uint32))
     return out
 
 

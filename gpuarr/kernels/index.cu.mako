@@ -16,7 +16,8 @@
 ## offsets  offs[b] = sum_k j_k(idx_k[b]) * s_k over ``len(idx_ts)`` index
 ##          arrays of nb elements each (C-contiguous, broadcast already);
 ##          j_k follows numpy's mode (raise: a bad index is skipped and
-##          ``*bad`` is lowered to b * K + k by atomicMin)
+##          ``*bad`` is lowered to b * K + k by atomicMin); with
+##          ``check_only`` the offsets are not stored (only ``*bad``)
 ## gather   dst[i] = src[pre(p) + adv(b) + post(q)], i = (p * nb + b) * Q + q
 ## scatter  dst[pre(p) + adv(b) + post(q)] = src[i]
 ##          pre/post: C-order decomposition of p and q over ``npre`` and
@@ -25,7 +26,7 @@
 ##          array (mode as above, bad position b), ``"offsets"``: offs[b]
 ##
 ## Variables: name, kind, block, and per kind
-##   select: action, unit, nd;  offsets: idx_ts (C types), mode;
+##   select: action, unit, nd;  offsets: idx_ts (C types), mode, check_only;
 ##   gather/scatter: unit, adv, idx_t, mode, npre, npost, wide
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
 
@@ -121,8 +122,9 @@ ${tile_bits()}
     while (bits) {
         const int b = __ffs(bits) - 1;
         bits &= bits - 1;
+% if nd:
         long long e = first + b;
-        (void)e;
+% endif
 % if action == "coords":
 % for d in reversed(range(nd)):
         co[${d} * cstep${d} + pos * cstep_p] = ${"e" if d == 0 else "e %% md%d" % d};
@@ -172,7 +174,12 @@ ${index_j("v", "n%d" % k)}
             o += j * s${k};
         }
 % endfor
+% if check_only:
+        (void)o;
+        (void)offs;
+% else:
         offs[b] = o;
+% endif
     }
 }
 

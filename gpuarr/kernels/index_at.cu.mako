@@ -13,7 +13,9 @@
 ## complex maximum/minimum order lexicographically.
 ##
 ## Variables: name, dt (numpy dtype of dst), op ("add", "multiply",
-## "maximum", "minimum"), npre, npost, wide, block.
+## "maximum", "minimum"), npre, npost, wide, block, idx_t (the C type of
+## the one index array read directly, its entries already checked; empty:
+## precomputed offsets).
 <%namespace name="common" file="common.cu.mako"/>\
 ${common.types()}
 <%!
@@ -96,7 +98,11 @@ GA_DEV void ga_at(${T} *p, ${T} v)
 
 extern "C" __global__ void __launch_bounds__(${block})
 ${name}(long long total, const ${T} *__restrict__ val, ${T} *dst, long long nb_,
+% if idx_t:
+        const ${idx_t} *__restrict__ idx, long long an, long long as\
+% else:
         const long long *__restrict__ offs\
+% endif
 % for d in range(npre):
 , long long pd${d}, long long ps${d}\
 % endfor
@@ -125,6 +131,12 @@ ${name}(long long total, const ${T} *__restrict__ val, ${T} *dst, long long nb_,
 % else:
         const ${I} b = t;
 % endif
-        ga_at(dst + off + offs[b], val[i_]);
+% if idx_t:
+        const long long v = (long long)idx[b];
+        off += (v < 0 ? v + an : v) * as;     // checked before the launch
+% else:
+        off += offs[b];
+% endif
+        ga_at(dst + off, val[i_]);
     }
 }
