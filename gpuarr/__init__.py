@@ -62,7 +62,13 @@ _SELECTION = (
     "nonzero", "flatnonzero", "argwhere", "take", "put", "take_along_axis",
     "put_along_axis", "compress", "extract", "place", "choose")
 _SORTING = (
-    "sort", "argsort", "searchsorted", "unique", "lexsort")
+    "sort", "argsort", "partition", "argpartition", "searchsorted",
+    "unique", "lexsort")
+# numpy's set routines, bins and order statistics (module, names)
+_STATISTICS = (
+    ("gpuarr._setops", ("isin", "intersect1d", "union1d", "setdiff1d")),
+    ("gpuarr._histograms", ("bincount", "digitize", "histogram")),
+    ("gpuarr._quantiles", ("quantile", "percentile", "median")))
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",
@@ -77,6 +83,7 @@ for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
                      ("gpuarr.cumath", _CUMATH),
                      ("gpuarr.reductions", _REDUCTIONS),
                      ("gpuarr._sorting", _SORTING),
+                     *_STATISTICS,
                      ("gpuarr._selection", _SELECTION),
                      ("gpuarr.cumulative", ("cumsum", "cumprod")),
                      ("gpuarr.tools", ("DeviceMemoryPool",

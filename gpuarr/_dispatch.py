@@ -20,6 +20,7 @@ This module imports nothing at import time (the flat namespace imports it):
 """
 
 __all__ = ["Implementation", "implements", "add_loader", "lookup",
+           "numpy_signature",
            "functions", "numpy_name", "not_implemented", "host_array_error",
            "describe"]
 
@@ -141,7 +142,7 @@ class Implementation:
             return self._plan
         import inspect
         P = inspect.Parameter
-        np_sig = inspect.signature(self.numpy_function)
+        np_sig = numpy_signature(self.numpy_function)
         impl = inspect.signature(self.function).parameters.values()
         positional, names, defaults = [], set(), {}
         varargs = varkw = False
@@ -216,6 +217,76 @@ class Implementation:
 
 
 _MISSING = object()
+
+
+# numpy 2.4's signatures of the C functions gpuarr implements, for the
+# numpy releases (2.0-2.3) whose inspect.signature cannot read them
+def _concatenate(arrays, /, axis=0, out=None, *, dtype=None,
+                 casting="same_kind"):
+    pass
+
+
+def _where(condition, x=None, y=None, /):
+    pass
+
+
+def _copyto(dst, src, casting="same_kind", where=True):
+    pass
+
+
+def _lexsort(keys, axis=-1):
+    pass
+
+
+def _dot(a, b, out=None):
+    pass
+
+
+def _vdot(a, b, /):
+    pass
+
+
+def _empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None,
+                *, device=None):
+    pass
+
+
+def _result_type(*arrays_and_dtypes):
+    pass
+
+
+def _can_cast(from_, to, casting="safe"):
+    pass
+
+
+def _bincount(x, /, weights=None, minlength=0):
+    pass
+
+
+_C_SIGNATURES = {"concatenate": _concatenate, "where": _where,
+                 "copyto": _copyto, "lexsort": _lexsort, "dot": _dot,
+                 "vdot": _vdot, "inner": _vdot, "empty_like": _empty_like,
+                 "result_type": _result_type, "can_cast": _can_cast,
+                 "bincount": _bincount}
+
+
+def numpy_signature(func):
+    """``inspect.signature`` of a numpy function; numpy 2.4's for the C
+    functions of older numpy releases, which carry none.
+
+    Raises
+    ------
+    ValueError
+        For a C function gpuarr has no signature of.
+    """
+    import inspect
+    try:
+        return inspect.signature(func)
+    except ValueError:
+        sig = _C_SIGNATURES.get(getattr(func, "__name__", None))
+        if sig is None:
+            raise
+        return inspect.signature(sig)
 
 
 def describe(value):

@@ -19,9 +19,11 @@ another shape (attributes, ``clip``'s ``min=``/``max=`` spellings).
 import numpy as np
 
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
-from . import _padding, _rearrange, _selection, _sorting
+from . import _histograms, _padding, _quantiles, _rearrange, _selection
+from . import _setops, _sorting
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
+from . import _dispatch
 from ._dispatch import implements
 
 __all__ = ["shape", "ndim", "size", "real", "imag", "copy", "result_type",
@@ -132,20 +134,30 @@ implements("hstack", _joining.hstack, tup="arrays")
 implements("vstack", _joining.vstack, tup="arrays")
 implements("dstack", _joining.dstack, tup="arrays")
 implements("column_stack", _joining.column_stack, tup="arrays")
-for _name in ("reshape", "ravel", "transpose", "swapaxes", "squeeze",
+for _name in ("ravel", "transpose", "swapaxes", "squeeze",
               "expand_dims", "flip", "fliplr", "flipud", "rot90", "moveaxis",
               "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d",
               "array_split", "split", "hsplit", "vsplit", "dsplit",
               "diagonal"):
     implements(_name, getattr(_manipulation, _name))
+# numpy 2.0-2.1 name reshape's shape ``newshape`` (2.2-2.3 take both)
+implements("reshape", _manipulation.reshape,
+           **({"newshape": "shape"} if "newshape" in
+              _dispatch.numpy_signature(np.reshape).parameters else {}))
 implements("broadcast_to", _manipulation.broadcast_to, array="a")
 implements("astype", _manipulation.astype, x="a")
 for _name in ("nonzero", "flatnonzero", "argwhere", "take", "put",
               "take_along_axis", "put_along_axis", "compress", "extract",
               "place", "choose"):
     implements(_name, getattr(_selection, _name))
-for _name in ("sort", "argsort", "searchsorted", "unique", "lexsort"):
+for _name in ("sort", "argsort", "partition", "argpartition",
+              "searchsorted", "unique", "lexsort"):
     implements(_name, getattr(_sorting, _name))
+for _mod, _names in ((_setops, _setops.__all__),
+                     (_histograms, _histograms.__all__),
+                     (_quantiles, _quantiles.__all__)):
+    for _name in _names:
+        implements(_name, getattr(_mod, _name))
 for _name in ("tile", "repeat", "roll", "diag", "diagflat", "tril", "triu",
               "trace", "meshgrid", "indices"):
     implements(_name, getattr(_rearrange, _name))
@@ -161,4 +173,4 @@ for _name in ("zeros_like", "ones_like", "full_like"):
 for _fn in (shape, ndim, size, real, imag, copy, result_type, can_cast,
             iscomplexobj, isrealobj):
     implements(_fn.__name__, _fn)
-del _name, _fn
+del _name, _fn, _mod, _names

@@ -113,8 +113,12 @@ LAYERS = {
                              "compress, place, choose ..."),
     "gpuarr._joining": (5, "concatenate, stack, hstack, ...; take, "
                            "multi_take, multi_put"),
-    "gpuarr._sorting": (5, "sort, argsort, searchsorted, unique, lexsort "
-                           "(the sort/argsort methods too)"),
+    "gpuarr._sorting": (5, "sort, argsort, partition, argpartition, "
+                           "searchsorted, unique, lexsort (the sort/argsort "
+                           "methods too)"),
+    "gpuarr._setops": (5, "isin, intersect1d, union1d, setdiff1d"),
+    "gpuarr._histograms": (5, "bincount, digitize, histogram"),
+    "gpuarr._quantiles": (5, "quantile, percentile, median"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "

@@ -35,7 +35,8 @@ _PAD_KWARGS = {"empty": (), "edge": (), "wrap": (),
                "symmetric": ("reflect_type",)}
 # kinds of a Python scalar and of dtypes, in numpy's "same_kind" order
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-_PY_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+# numpy's weak Python scalars (bool is a strong type to numpy)
+_PY_KIND = {int: "i", float: "f", complex: "c"}
 
 
 # ---------------------------------------------------------------------------
@@ -124,7 +125,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise NotImplementedError("gpuarr.pad does not take a callable mode")
     try:
         extra = set(kwargs) - set(_PAD_KWARGS[mode])
-    except (KeyError, TypeError):
+    except KeyError:
         raise ValueError("mode '%s' is not supported" % (mode,)) from None
     if extra:
         raise ValueError("unsupported keyword arguments for mode '%s': %s"
@@ -164,7 +165,8 @@ def _weak_check(value, dt, casting):
     if casting != "unsafe" and _KIND_RANK[kind] > _KIND_RANK[dt.kind]:
         raise TypeError("Cannot cast scalar from %r to %r according to the "
                         "rule %r" % (np.dtype(type(value)), dt, casting))
-    _dtypes.check_scalar(value, dt)
+    if kind == "i":
+        _dtypes.check_scalar(value, dt)     # numpy's OverflowError
 
 
 def _mask(where, shape):
@@ -258,8 +260,9 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(value, GPUArray):
         value = np.asarray(value)
         if value.ndim == 0:
-            value = value.astype(dt)[()] if type(src) not in _PY_KIND \
-                else dt.type(src)
+            # numpy's cast (unsafe casting of a Python scalar included:
+            # complex to float, NaN or 1e20 to an integer)
+            value = value.astype(dt)[()]
         else:
             value = _creation.to_gpu(np.ascontiguousarray(value))
     if isinstance(value, GPUArray):

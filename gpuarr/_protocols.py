@@ -336,6 +336,9 @@ class Ufunc:
         a = reductions.as_array(array)
         kw = {"axis": axis, "out": _one_out(out), "keepdims": keepdims}
         if initial is not _NoValue:
+            if takes_dtype is None:
+                raise NotImplementedError("gpuarr's %s.reduce does not take "
+                                          "initial" % self.__name__)
             kw["initial"] = initial
         if where is not True:
             kw["where"] = where
@@ -370,6 +373,10 @@ class Ufunc:
         if fname is None:
             raise NotImplementedError("gpuarr has no %s.accumulate"
                                       % self.__name__)
+        if isinstance(axis, bool):
+            raise TypeError("an integer is required")
+        if not isinstance(axis, (int, np.integer)):
+            raise ValueError("accumulate does not allow multiple axes")
         from . import cumulative, reductions
         return getattr(cumulative, fname)(reductions.as_array(array),
                                           axis=axis, dtype=dtype,

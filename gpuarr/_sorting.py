@@ -1,5 +1,6 @@
-"""Sorting and searching (layer 5): ``sort``, ``argsort``, ``searchsorted``,
-``unique``, ``lexsort`` and the ``sort``/``argsort`` methods.
+"""Sorting and searching (layer 5): ``sort``, ``argsort``, ``partition``,
+``argpartition``, ``searchsorted``, ``unique``, ``lexsort`` and the
+``sort``/``argsort`` methods.
 
 numpy's names, signatures and order (``kind='stable'``: equal elements
 keep their order; NaNs last; -0.0 equal to 0.0; complex by real part then
@@ -21,6 +22,8 @@ stream and waits once for the global histogram (the radix path) or for
 the number of unique values (``unique``).
 """
 
+import operator
+
 import numpy as np
 
 from . import _creation, _layout, _manipulation, _transfer
@@ -28,14 +31,12 @@ from . import _sortkernels as _sk
 from . import driver as _drv
 from ._array import GPUArray
 
-__all__ = ["sort", "argsort", "searchsorted", "unique", "lexsort",
-           "method_sort", "method_argsort", "sort_rows"]
+__all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted",
+           "unique", "lexsort", "method_sort", "method_argsort", "sort_rows"]
 
 _I64 = np.dtype(np.int64)
 _U64 = np.dtype(np.uint64)
 _U32 = np.dtype(np.uint32)
-_KINDS = ("quicksort", "quick", "mergesort", "merge", "heapsort", "heap",
-          "stable")
 
 
 # ---------------------------------------------------------------------------
@@ -55,7 +56,8 @@ def _check_kind(kind, order, stable):
         if not isinstance(kind, str):
             raise TypeError("sort kind must be str, not %s"
                             % type(kind).__name__)
-        if kind.lower() not in _KINDS:
+        # numpy reads only the first letter (any case)
+        if kind[:1].lower() not in ("q", "h", "m", "s"):
             raise ValueError("sort kind must be one of 'quick', 'heap', or "
                              "'stable' (got %r)" % (kind,))
     if order is not None:
@@ -260,6 +262,89 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _restore(pos, shape, ax, max(a.ndim, 1))
 
 
+def _check_partition(a, kth, axis, kind, order):
+    """numpy's checks of partition's arguments (kth against the length of
+    ``axis``; a 0-d ``a`` with an integer axis fails in the sort)."""
+    if kind != "introselect":
+        raise ValueError("select kind must be 'introselect' (got %r)"
+                         % (kind,))
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    ks = np.asarray(kth)
+    if ks.dtype.kind == "b":
+        raise ValueError("Booleans unacceptable as partition index")
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    if axis is None:
+        n = a.size
+    elif a.ndim:
+        n = a.shape[_layout.normalize_axis(axis, a.ndim)]
+    else:
+        return
+    for k in ks.ravel().tolist():
+        if not -n <= k < n:
+            raise ValueError("kth(=%d) out of bounds (%d)"
+                             % (k + n if k < 0 else k, n))
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A partitioned copy of an array (numpy.partition).
+
+    numpy promises only that the element at each ``kth`` position is the
+    one a sort would put there, smaller or equal ones before it and larger
+    or equal ones after; gpuarr returns the fully sorted array (one
+    stable sort along ``axis``), which keeps that promise for every
+    ``kth`` at once.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    kth : int or sequence of ints
+        Positions along ``axis`` (negative from the end).
+    axis : int or None
+        Default the last; None: the flattened array.
+    kind : {'introselect'}
+    order : None
+
+    Returns
+    -------
+    GPUArray
+        As :func:`sort`.
+
+    Raises
+    ------
+    ValueError
+        For a ``kth`` out of bounds (numpy's ``kth(=k) out of bounds
+        (n)``), a boolean ``kth``, another ``kind``, ``order``.
+    TypeError
+        For a non-integer ``kth``.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    a = _as_array(a)
+    _check_partition(a, kth, axis, kind, order)
+    return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """The indices that partition an array (numpy.argpartition): those of
+    a full stable sort along ``axis`` (see :func:`partition`).
+
+    Returns
+    -------
+    GPUArray
+        int64, as :func:`argsort`.
+
+    Raises
+    ------
+    ValueError, TypeError, numpy.exceptions.AxisError
+        As :func:`partition`.
+    """
+    a = _as_array(a)
+    _check_partition(a, kth, axis, kind, order)
+    return argsort(a, axis)
+
+
 def method_sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """``a.sort(axis)``: sort ``a`` in place (numpy's ndarray.sort); the
     arguments as for :func:`sort`.  Returns None."""
@@ -310,6 +395,9 @@ def searchsorted(a, v, side="left", sorter=None):
     TypeError
         For a ``sorter`` that is not integers or not 1-d.
     """
+    if not isinstance(side, str):
+        raise TypeError("search side must be str, not %s"
+                        % type(side).__name__)
     if side not in ("left", "right"):
         raise ValueError("search side must be 'left' or 'right' (got %r)"
                          % (side,))
@@ -317,7 +405,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if a.ndim > 1:
         raise ValueError("object too deep for desired array")
     if a.ndim == 0:
-        a = a.reshape(1)
+        raise ValueError("object of too small depth for desired array")
     if isinstance(v, GPUArray) or hasattr(v, "__cuda_array_interface__"):
         v = _creation.asarray(v)
         vdt = v.dtype
@@ -334,7 +422,7 @@ def searchsorted(a, v, side="left", sorter=None):
         else:
             host = np.asarray(sorter)
             sdt, snd, ssize = host.dtype, host.ndim, host.size
-        if sdt.kind not in "biu":
+        if sdt.kind not in "iu":
             raise TypeError("sorter must only contain integers")
         if snd != 1:
             raise TypeError("could not parse sorter argument")
@@ -465,6 +553,7 @@ def lexsort(keys, axis=-1):
     numpy.exceptions.AxisError
         For an axis out of range.
     """
+    axis = operator.index(axis)        # numpy: no None here
     if isinstance(keys, GPUArray):
         ks = [keys[k] for k in range(keys.shape[0])] if keys.ndim else []
     else:

@@ -310,3 +310,25 @@ def test_flat_namespace_and_methods():
         assert getattr(gpuarr, name) is getattr(_sorting, name)
         assert name in gpuarr.__all__
     assert callable(gpuarr.GPUArray.sort) and callable(gpuarr.GPUArray.argsort)
+
+
+def test_numpys_argument_errors_of_search_and_lexsort():
+    # numpy's exception type and message, before any launch
+    z = np.zeros(4)
+    _same_error(lambda: gpuarr.searchsorted(fake(()), 1.0),
+                lambda: np.searchsorted(np.zeros(()), 1.0))
+    _same_error(lambda: gpuarr.searchsorted(fake((4,)), 1.0, side=None),
+                lambda: np.searchsorted(z, 1.0, side=None))
+    _same_error(lambda: gpuarr.searchsorted(fake((4,)), 1.0,
+                                            sorter=np.ones(4, bool)),
+                lambda: np.searchsorted(z, 1.0, sorter=np.ones(4, bool)))
+    with pytest.raises(TypeError):
+        gpuarr.lexsort([fake((4,))], axis=None)
+    with pytest.raises(TypeError):
+        np.lexsort([z], axis=None)
+
+
+@pytest.mark.parametrize("kind", ["q", "S", "Quick", "merge", "h"])
+def test_sort_kinds_by_first_letter_as_numpy(kind):
+    np.sort(np.zeros(3), kind=kind)             # numpy accepts it
+    _sorting._check_kind(kind, None, None)      # and so does gpuarr

@@ -1,0 +1,261 @@
+"""Counting into bins (layer 5): numpy's ``bincount``, ``digitize`` and
+``histogram``.
+
+Bins are found with :func:`gpuarr._sorting.searchsorted` and counted with
+the unbuffered scatter of ``add.at`` (:func:`gpuarr._indexing.ufunc_at`,
+atomics on the device).  What numpy decides from a few numbers (the bin
+edges of ``histogram``, the direction of ``digitize``'s bins, the length of
+``bincount``'s result) is decided on the host from those numbers, by
+numpy itself where it can be (``numpy.histogram_bin_edges`` of the data's
+minimum and maximum), so the edges are numpy's to the last bit.
+
+Counts are exact.  Weighted sums add in float64 in the order the atomics
+land, so they agree with numpy's to rounding, not bit for bit.
+"""
+
+import numpy as np
+
+from . import _creation, _indexing, _sorting, _ufunc, reductions
+from ._array import GPUArray
+
+__all__ = ["bincount", "digitize", "histogram"]
+
+_I64 = np.dtype(np.int64)
+_F64 = np.dtype(np.float64)
+
+
+def _as_array(a):
+    return a if isinstance(a, GPUArray) else _creation.asarray(a)
+
+
+def _host(a):
+    return a.get() if isinstance(a, GPUArray) else np.asarray(a)
+
+
+def _scalar(a):
+    """A 0-d device array's value as a numpy scalar of its dtype."""
+    return a.get()[()]
+
+
+def bincount(x, weights=None, minlength=0):
+    """The number of occurrences of each value in an array of non-negative
+    integers (numpy.bincount).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        1-d, bool or integers, no negative values.
+    weights : GPUArray or array_like, optional
+        ``x``'s shape; each occurrence adds its weight instead of 1.
+    minlength : int
+        The least length of the result.
+
+    Returns
+    -------
+    GPUArray
+        int64 (float64 with ``weights``) of length
+        ``max(x.max() + 1, minlength)``.
+
+    Raises
+    ------
+    ValueError
+        For ``x`` that is not 1-d, a negative value, a negative
+        ``minlength``, ``weights`` of another length (numpy's messages).
+    TypeError
+        For ``x`` of another dtype kind, complex ``weights``.
+    """
+    x = _as_array(x)
+    minlength = int(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.dtype.kind not in "biu":
+        raise TypeError("Cannot cast array data from %r to dtype('int64') "
+                        "according to the rule 'safe'" % x.dtype)
+    w = None
+    if weights is not None:
+        w = _as_array(weights)
+        if w.shape != x.shape:
+            raise ValueError("The weights and list don't have the same "
+                             "length.")
+        if not np.can_cast(w.dtype, _F64, "safe"):
+            raise TypeError("Cannot cast array data from %r to "
+                            "dtype('float64') according to the rule 'safe'"
+                            % w.dtype)
+    out_dt = _I64 if w is None else _F64
+    if x.size == 0:
+        return _creation.zeros((minlength,), out_dt)
+    xi = x if x.dtype == _I64 else x.astype(_I64)
+    lo = _scalar(reductions.min(xi))
+    if lo < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    n = max(int(_scalar(reductions.max(xi))) + 1, minlength)
+    out = _creation.zeros((n,), out_dt)
+    vals = 1 if w is None else (w if w.dtype == _F64 else w.astype(_F64))
+    _indexing.ufunc_at("add", out, xi, vals)
+    return out
+
+
+def _monotonicity(b):
+    """numpy's test of digitize's bins on the host array ``b``: 1 rising
+    (repeats allowed), -1 falling, 0 neither; the order of the first two
+    different values decides, as numpy's C loop does (NaN included)."""
+    n = b.size
+    if n < 2:
+        return 1
+    diff = np.flatnonzero(~(b[1:] == b[:-1]))
+    if not diff.size:
+        return 1
+    i = int(diff[0]) + 1
+    rest_a, rest_b = b[i:n - 1], b[i + 1:]
+    if b[i - 1] < b[i]:
+        return 0 if np.any(rest_a > rest_b) else 1
+    return 0 if np.any(rest_a < rest_b) else -1
+
+
+def digitize(x, bins, right=False):
+    """The index of the bin each value falls in (numpy.digitize).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        Any shape, real.
+    bins : GPUArray or array_like
+        1-d, rising or falling (repeats allowed).
+    right : bool
+        Whether a bin holds its right edge rather than its left one.
+
+    Returns
+    -------
+    GPUArray
+        int64 of ``x``'s shape: ``i`` with ``bins[i-1] <= x < bins[i]``
+        for rising bins (``<`` and ``<=`` swapped with ``right``), the
+        mirror for falling ones; 0 and ``len(bins)`` outside.
+
+    Raises
+    ------
+    TypeError
+        For complex ``x``.
+    ValueError
+        For ``bins`` that are not 1-d or not monotonic (numpy's messages).
+    """
+    x = _as_array(x)
+    if x.dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    hb = _host(bins)
+    if hb.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    mono = _monotonicity(hb)
+    if mono == 0:
+        raise ValueError("bins must be monotonically increasing or "
+                         "decreasing")
+    side = "left" if right else "right"
+    if hb.size == 0:
+        return _creation.zeros(x.shape, _I64)
+    db = bins if isinstance(bins, GPUArray) else _creation.to_gpu(hb)
+    if mono == 1:
+        return _sorting.searchsorted(db, x, side)
+    pos = _sorting.searchsorted(db[::-1], x, side)
+    return _ufunc.apply("subtract", (hb.size, pos))
+
+
+def _edges(a, bins, range_):
+    """numpy's bin edges (host array) for data ``a`` (a device array)."""
+    if isinstance(bins, str):
+        raise NotImplementedError("gpuarr's histogram takes bins as a count "
+                                  "or as edges, not the estimator %r"
+                                  % (bins,))
+    if np.ndim(bins) == 0:
+        # numpy's edges depend on the data only through its extremes
+        if range_ is None and a.size:
+            proxy = np.array([_scalar(reductions.min(a)),
+                              _scalar(reductions.max(a))], a.dtype)
+        else:
+            proxy = np.empty((0,), a.dtype)
+        return np.histogram_bin_edges(proxy, bins, range_)
+    edges = _host(bins)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """The histogram of an array's values (numpy.histogram).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Any shape (flattened), real.
+    bins : int or 1-d array_like
+        The number of equal bins over ``range``, or the edges (rising).
+        numpy's estimator names ('auto', ...) are not supported.
+    range : (float, float), optional
+        The outer edges; default the data's minimum and maximum (numpy's
+        rules: a single value spans [v - 0.5, v + 0.5]).  Values outside
+        are not counted.
+    density : bool, optional
+        Return the probability density (each count over the bin's width
+        and the total) instead of counts.
+    weights : GPUArray or array_like, optional
+        ``a``'s shape; each value adds its weight instead of 1.
+
+    Returns
+    -------
+    hist : GPUArray
+        int64 counts, ``weights``' dtype with weights, float64 with
+        ``density``; one per bin.
+    bin_edges : GPUArray
+        ``len(hist) + 1`` edges: numpy's dtype (the data's float dtype, or
+        float64).
+
+    Raises
+    ------
+    ValueError
+        numpy's, for a non-positive bin count, a reversed or non-finite
+        range, a non-finite data range, edges that fall or are not 1-d,
+        ``weights`` of another shape.
+    NotImplementedError
+        For an estimator name as ``bins``, complex ``weights``.
+    """
+    a = _as_array(a).reshape(-1)
+    if a.dtype.kind == "c":
+        raise TypeError("histogram of complex values is not supported")
+    w = None
+    if weights is not None:
+        w = _as_array(weights).reshape(-1)
+        if w.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+        if w.dtype.kind == "c":
+            raise NotImplementedError("gpuarr's histogram does not take "
+                                      "complex weights")
+    edges = _edges(a, bins, range)
+    nb = edges.size - 1
+    de = _creation.to_gpu(edges)
+    if a.size:
+        # bin i holds edges[i] <= v < edges[i + 1], the last one its right
+        # edge too; values outside (and NaN) go to a spare bin nb
+        right = _sorting.searchsorted(de, a, "right")
+        left = _sorting.searchsorted(de, a, "left")
+        inside = _ufunc.apply("logical_and", (
+            _ufunc.apply("greater_equal", (right, 1)),
+            _ufunc.apply("less_equal", (left, nb))))
+        idx = _ufunc.apply("minimum", (_ufunc.apply("subtract", (right, 1)),
+                                       nb - 1))
+        idx = _ufunc.where(inside, idx, nb)
+    counts_dt = _I64 if w is None else _F64
+    counts = _creation.zeros((nb + 1,), counts_dt)
+    if a.size:
+        vals = 1 if w is None else (w if w.dtype == _F64 else w.astype(_F64))
+        _indexing.ufunc_at("add", counts, idx, vals)
+    hist = counts[:nb]
+    if w is not None and w.dtype != _F64:
+        hist = hist.astype(w.dtype)
+    if density:
+        width = _creation.to_gpu(np.array(np.diff(edges), float))
+        hist = _ufunc.apply("true_divide", (
+            _ufunc.apply("true_divide", (hist, width)),
+            reductions.sum(hist)))
+    return hist, de
