@@ -46,8 +46,14 @@ def ndim(a):
 
 
 def size(a, axis=None):
-    """numpy.size: ``a.size``, or the length of ``axis``."""
-    return a.size if axis is None else a.shape[axis]
+    """numpy.size: ``a.size``, or the product of the lengths of ``axis``
+    (an int or, as numpy 2.4, a tuple; numpy's AxisError out of range)."""
+    if axis is None:
+        return a.size
+    n = 1
+    for k in np.lib.array_utils.normalize_axis_tuple(axis, len(a.shape)):
+        n *= a.shape[k]
+    return n
 
 
 def real(val):

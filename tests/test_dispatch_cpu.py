@@ -186,7 +186,10 @@ def test_functions_gpuarr_lacks_raise_typeerror_naming_them():
 def test_metadata_and_view_functions_need_no_device():
     a = g((3, 4))
     assert np.shape(a) == (3, 4) and np.ndim(a) == 2 and np.size(a) == 12
-    assert np.size(a, 1) == 4
+    assert np.size(a, 1) == 4 and np.size(a, -1) == 4
+    assert np.size(a, (0, 1)) == 12
+    with pytest.raises(np.exceptions.AxisError):
+        np.size(a, 2)
     assert np.result_type(a, 1.0) == np.float32      # weak Python float
     assert np.result_type(a, np.float64(1)) == np.float64
     assert np.can_cast(a, np.float64) and not np.can_cast(a, np.int8)
