@@ -509,3 +509,22 @@ def test_ufunc_method_and_copyto_argument_errors():
         np.copyto(g((3,), np.uint8), True, casting="no")
     with pytest.raises(TypeError, match="rule 'no'"):
         np.copyto(np.zeros(3, np.uint8), True, casting="no")
+
+
+ARRAY_BREADTH = """
+nonzero flatnonzero argwhere where take put take_along_axis put_along_axis
+compress extract place choose concatenate stack hstack vstack dstack
+column_stack split array_split hsplit vsplit tile repeat flip fliplr flipud
+roll rot90 moveaxis rollaxis atleast_1d atleast_2d atleast_3d diag diagonal
+tril triu trace meshgrid indices pad copyto sort argsort lexsort partition
+argpartition unique searchsorted bincount histogram digitize isin
+intersect1d union1d setdiff1d count_nonzero median percentile quantile
+""".split()
+
+
+@pytest.mark.parametrize("name", ARRAY_BREADTH)
+def test_numpy_array_functions_in_flat_namespace_and_dispatch(name):
+    # the functions issue 13 lists: gpuarr.<name> and numpy.<name>(gpu)
+    import gpuarr
+    assert callable(getattr(gpuarr, name))
+    assert _dispatch.lookup(getattr(np, name)) is not None
