@@ -24,9 +24,6 @@ _I64 = np.dtype(np.int64)
 _F64 = np.dtype(np.float64)
 
 
-def _as_array(a):
-    return a if isinstance(a, GPUArray) else _creation.asarray(a)
-
 
 def _host(a):
     return a.get() if isinstance(a, GPUArray) else np.asarray(a)
@@ -64,7 +61,7 @@ def bincount(x, weights=None, minlength=0):
     TypeError
         For ``x`` of another dtype kind, complex ``weights``.
     """
-    x = _as_array(x)
+    x = _creation.asarray(x)
     minlength = int(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
@@ -75,7 +72,7 @@ def bincount(x, weights=None, minlength=0):
                         "according to the rule 'safe'" % x.dtype)
     w = None
     if weights is not None:
-        w = _as_array(weights)
+        w = _creation.asarray(weights)
         if w.shape != x.shape:
             raise ValueError("The weights and list don't have the same "
                              "length.")
@@ -140,7 +137,7 @@ def digitize(x, bins, right=False):
     ValueError
         For ``bins`` that are not 1-d or not monotonic (numpy's messages).
     """
-    x = _as_array(x)
+    x = _creation.asarray(x)
     if x.dtype.kind == "c":
         raise TypeError("x may not be complex")
     hb = _host(bins)
@@ -220,12 +217,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     NotImplementedError
         For an estimator name as ``bins``, complex ``weights``.
     """
-    a = _as_array(a).reshape(-1)
+    a = _creation.asarray(a).reshape(-1)
     if a.dtype.kind == "c":
         raise TypeError("histogram of complex values is not supported")
     w = None
     if weights is not None:
-        w = _as_array(weights).reshape(-1)
+        w = _creation.asarray(weights).reshape(-1)
         if w.shape != a.shape:
             raise ValueError("weights should have the same shape as a.")
         if w.dtype.kind == "c":
@@ -237,11 +234,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     if a.size:
         # bin i holds edges[i] <= v < edges[i + 1], the last one its right
         # edge too; values outside (and NaN) go to a spare bin nb
+        # (numpy's keep: edges[0] <= v <= edges[-1], compared in the
+        # promoted dtype, as searchsorted compares)
         right = _sorting.searchsorted(de, a, "right")
-        left = _sorting.searchsorted(de, a, "left")
         inside = _ufunc.apply("logical_and", (
             _ufunc.apply("greater_equal", (right, 1)),
-            _ufunc.apply("less_equal", (left, nb))))
+            _ufunc.apply("less_equal", (a, de[-1]))))
         idx = _ufunc.apply("minimum", (_ufunc.apply("subtract", (right, 1)),
                                        nb - 1))
         idx = _ufunc.where(inside, idx, nb)

@@ -28,9 +28,6 @@ _NUMPY_METHODS = METHODS + (
     "normal_unbiased")
 
 
-def _as_array(a):
-    return a if isinstance(a, GPUArray) else _creation.asarray(a)
-
 
 def _upload(x, dtype=None):
     """A host array (0-d too) on the device, C-contiguous."""
@@ -110,7 +107,7 @@ def _finish(res, kshape, axes, ndim, qnd, keepdims, out):
 
 
 def _quantile(a, q, axis, out, method, keepdims, weak_q, name):
-    a = _as_array(a)
+    a = _creation.asarray(a)
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     if method not in METHODS:
@@ -235,6 +232,20 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False,
     """The ``q``-th percentiles (numpy.percentile): :func:`quantile` of
     ``q / 100``.
 
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Real values, any shape.
+    q : float or array_like of floats
+        In [0, 100] (a Python float keeps a float ``a``'s dtype).
+    axis, out, overwrite_input, method, keepdims, weights, interpolation
+        As :func:`quantile`.
+
+    Returns
+    -------
+    GPUArray
+        As :func:`quantile`.
+
     Raises
     ------
     ValueError
@@ -277,7 +288,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     numpy.exceptions.AxisError
         For an axis out of range.
     """
-    a = _as_array(a)
+    a = _creation.asarray(a)
     s, kshape, axes = _reduced_last(a, axis)
     n = s.shape[-1]
     if n == 0:

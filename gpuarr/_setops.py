@@ -14,15 +14,11 @@ boolean selection does (the number of results).
 import numpy as np
 
 from . import _creation, _joining, _selection, _sorting, _ufunc
-from ._array import GPUArray
 
 __all__ = ["isin", "intersect1d", "union1d", "setdiff1d"]
 
 _BOOL = np.dtype(np.bool_)
 
-
-def _as_array(a):
-    return a if isinstance(a, GPUArray) else _creation.asarray(a)
 
 
 def _common(*arrays):
@@ -66,8 +62,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *,
     if kind not in (None, "sort", "table"):
         raise ValueError("Invalid kind: '%s'. Please use None, 'sort' or "
                          "'table'." % (kind,))
-    e = _as_array(element)
-    t = _as_array(test_elements)
+    e = _creation.asarray(element)
+    t = _creation.asarray(test_elements)
     if kind == "table" and not (e.dtype.kind in "biu" and t.dtype.kind in "biu"):
         raise ValueError("The 'table' method is only supported for boolean "
                          "or integer arrays. Please select 'sort' or None "
@@ -112,8 +108,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         The values (1-d, the common dtype), then with ``return_indices``
         two int64 arrays.
     """
-    a1 = _as_array(ar1).reshape(-1)
-    a2 = _as_array(ar2).reshape(-1)
+    a1 = _creation.asarray(ar1).reshape(-1)
+    a2 = _creation.asarray(ar2).reshape(-1)
     a1, a2 = _common(a1, a2)
     if not assume_unique:
         if return_indices:
@@ -150,12 +146,17 @@ def union1d(ar1, ar2):
     """The sorted values of either array (numpy.union1d): the unique
     values of both, flattened and joined.
 
+    Parameters
+    ----------
+    ar1, ar2 : GPUArray or array_like
+        Any shapes (flattened).
+
     Returns
     -------
     GPUArray
         1-d, the common dtype.
     """
-    a1, a2 = _common(_as_array(ar1), _as_array(ar2))
+    a1, a2 = _common(_creation.asarray(ar1), _creation.asarray(ar2))
     return _sorting.unique(_joining.concatenate([a1, a2], axis=None))
 
 
@@ -164,12 +165,26 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     (numpy.setdiff1d; with ``assume_unique``, ``ar1``'s values in their
     order).
 
+    Parameters
+    ----------
+    ar1 : GPUArray or array_like
+        Any shape (flattened).
+    ar2 : GPUArray or array_like
+        The values to leave out, any shape.
+    assume_unique : bool
+        ``ar1`` holds no repeats (skips its :func:`unique`).
+
     Returns
     -------
     GPUArray
         1-d, ``ar1``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype.
     """
-    a1 = _as_array(ar1).reshape(-1)
+    a1 = _creation.asarray(ar1).reshape(-1)
     if not assume_unique:
         a1 = _sorting.unique(a1)
     keep = isin(a1, ar2, invert=True)

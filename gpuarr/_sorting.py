@@ -42,9 +42,6 @@ _U32 = np.dtype(np.uint32)
 # ---------------------------------------------------------------------------
 # helpers
 
-def _as_array(a):
-    return a if isinstance(a, GPUArray) else _creation.asarray(a)
-
 
 def _check_kind(kind, order, stable):
     """numpy's checks of ``kind``, ``order`` and ``stable`` (every kind
@@ -222,7 +219,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     TypeError
         For a ``kind`` that is not a string, an unsupported dtype.
     """
-    a = _as_array(a)
+    a = _creation.asarray(a)
     _check_kind(kind, order, stable)
     src, rows, L, shape, ax = _rows_view(a, axis, False)
     keys, _ = sort_rows(src, rows, L, True, False)
@@ -255,7 +252,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     numpy.exceptions.AxisError, ValueError, TypeError
         As for :func:`sort`.
     """
-    a = _as_array(a)
+    a = _creation.asarray(a)
     _check_kind(kind, order, stable)
     src, rows, L, shape, ax = _rows_view(a, axis, True)
     _, pos = sort_rows(src, rows, L, False, True)
@@ -321,7 +318,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     numpy.exceptions.AxisError
         For an axis out of range.
     """
-    a = _as_array(a)
+    a = _creation.asarray(a)
     _check_partition(a, kth, axis, kind, order)
     return sort(a, axis)
 
@@ -329,6 +326,15 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """The indices that partition an array (numpy.argpartition): those of
     a full stable sort along ``axis`` (see :func:`partition`).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    kth : int or sequence of ints
+    axis : int or None
+    kind : {'introselect'}
+    order : None
+        As :func:`partition`.
 
     Returns
     -------
@@ -340,7 +346,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     ValueError, TypeError, numpy.exceptions.AxisError
         As :func:`partition`.
     """
-    a = _as_array(a)
+    a = _creation.asarray(a)
     _check_partition(a, kth, axis, kind, order)
     return argsort(a, axis)
 
@@ -401,7 +407,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if side not in ("left", "right"):
         raise ValueError("search side must be 'left' or 'right' (got %r)"
                          % (side,))
-    a = _as_array(a)
+    a = _creation.asarray(a)
     if a.ndim > 1:
         raise ValueError("object too deep for desired array")
     if a.ndim == 0:
@@ -491,7 +497,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     if axis is not None:
         raise NotImplementedError("unique: axis=%r is not supported (only "
                                   "axis=None)" % (axis,))
-    ar = _as_array(ar)
+    ar = _creation.asarray(ar)
     flat, _, n, _, _ = _rows_view(ar, None, False)
     dt = flat.dtype
     mask_spec, compact_spec = _sk.mask_spec(dt), _sk.compact_spec(dt)
@@ -561,7 +567,7 @@ def lexsort(keys, axis=-1):
             ks = list(keys)
         except TypeError:
             ks = []
-        ks = [_as_array(k) for k in ks]
+        ks = [_creation.asarray(k) for k in ks]
     if not ks:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     shape = ks[0].shape

@@ -14,6 +14,8 @@ import pytest
 import gpuarr
 import gpuarr.driver as drv
 
+from test_joining_gpu import same
+
 pytestmark = pytest.mark.gpu
 
 ALL = [np.dtype(t) for t in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4",
@@ -67,15 +69,6 @@ def poison(*nbytes):
             drv.memset_d8(b.ptr, 0x5A, nb)
             held.append(b)
     del held
-
-
-def same(got, want):
-    assert isinstance(got, gpuarr.GPUArray), type(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    host = got.get()
-    assert host.tobytes() == np.ascontiguousarray(want).tobytes(), (host, want)
 
 
 @pytest.mark.parametrize("dt", ALL, ids=str)
