@@ -1,7 +1,8 @@
 """Build gpuarr's Cython extension.
 
-The extension links against nothing from CUDA: ``libcuda.so.1`` is opened
-with ``dlopen`` at the first driver call, so the package builds and imports
+The extensions link against nothing from CUDA: ``libcuda.so.1`` is opened
+with ``dlopen`` at the first driver call (``libcublas`` at the first
+matrix product), so the package builds and imports
 on machines with no CUDA toolkit and no driver.
 
 The extension is built with Python's optimization flags, no debug
@@ -24,6 +25,13 @@ extensions = [
         include_dirs=[numpy.get_include()],
         libraries=["dl"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O0", "-g"] if _DEBUG else ["-g0"],
+        extra_link_args=[] if _DEBUG else ["-Wl,--strip-all"],
+    ),
+    Extension(
+        "gpuarr._cublas",
+        ["gpuarr/_cublas.pyx"],
+        libraries=["dl"],
         extra_compile_args=["-O0", "-g"] if _DEBUG else ["-g0"],
         extra_link_args=[] if _DEBUG else ["-Wl,--strip-all"],
     ),

@@ -68,7 +68,9 @@ _SORTING = (
 _STATISTICS = (
     ("gpuarr._setops", ("isin", "intersect1d", "union1d", "setdiff1d")),
     ("gpuarr._histograms", ("bincount", "digitize", "histogram")),
-    ("gpuarr._quantiles", ("quantile", "percentile", "median")))
+    ("gpuarr._quantiles", ("quantile", "percentile", "median")),
+    ("gpuarr._matmul", ("matmul", "tensordot")),
+    ("gpuarr._contract", ("einsum", "outer", "kron")))
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",

@@ -632,9 +632,6 @@ class GPUArray:
 
     conjugate = conj
 
-    def __matmul__(self, other):
-        return NotImplemented
-
     __hash__ = None
 
 
@@ -754,9 +751,10 @@ del _py, _op, _fast
 # that each finds GPUArray defined whichever of them is imported first.
 from . import _creation, _indexing, _interop, _manipulation, _transfer, _ufunc  # noqa: E402
 from . import _pymethods, _pyreduce, cumulative, reductions  # noqa: E402
-from . import _sorting  # noqa: E402
+from . import _sorting, _matmul  # noqa: E402
 from . import _protocols  # noqa: E402  numpy's protocols (NEP 13, NEP 18)
 GPUArray.__array_ufunc__ = _protocols.array_ufunc
+
 GPUArray.__array_function__ = _protocols.array_function
 
 
@@ -778,6 +776,8 @@ for _name in ("sum", "prod", "mean", "var", "std", "max", "min", "argmax",
 for _name in ("cumsum", "cumprod"):
     _routine_method(cumulative, _name)
 _routine_method(_sorting, "sort", "method_sort")
+for _name in ("matmul", "rmatmul", "imatmul"):
+    _routine_method(_matmul, "__%s__" % _name, "%s_operator" % _name)
 _routine_method(_sorting, "argsort", "method_argsort")
 # PyCUDA's methods: any/all also take stream= and allocator=
 _routine_method(_pyreduce, "any", "method_any")

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
-from . import _setops, _sorting
+from . import _contract, _matmul, _setops, _sorting
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
 from . import _dispatch
@@ -173,6 +173,14 @@ implements("where", _ufunc.where)
 implements("clip", clip)
 implements("angle", cumath.angle)
 implements("linalg.norm", linalg.norm)
+implements("tensordot", _matmul.tensordot)
+implements("linalg.tensordot", _matmul.tensordot, x1="a", x2="b")
+implements("linalg.matmul", _matmul.matmul)
+for _name in ("einsum", "outer", "kron"):
+    implements(_name, getattr(_contract, _name))
+implements("linalg.outer", _contract.outer, x1="a", x2="b")
+implements("linalg.multi_dot", _contract.multi_dot)
+implements("linalg.matrix_power", _contract.matrix_power)
 implements("empty_like", _creation.empty_like, prototype="a")
 for _name in ("zeros_like", "ones_like", "full_like"):
     implements(_name, getattr(_creation, _name))

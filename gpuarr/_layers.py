@@ -67,6 +67,10 @@ LAYERS = {
     "gpuarr._curand": (3, "libcurand loaded at run time (direction vectors, "
                           "scramble constants, version); cuRAND's device "
                           "headers found for NVRTC"),
+    "gpuarr._cublas": (3, "libcublas's entry points, opened with dlopen "
+                          "(Cython)"),
+    "gpuarr._blas": (3, "finding cuBLAS, a handle and workspaces per "
+                        "context, GEMM, the TF32 switch"),
     "gpuarr._nvjitlink": (3, "finding and calling nvJitLink (linking on the "
                              "host)"),
     "gpuarr._dynamic": (3, "DynamicModule, DynamicSourceModule: relocatable "
@@ -95,6 +99,8 @@ LAYERS = {
     "gpuarr._sortkernels": (4, "sorting and searching kernels: radix sort "
                                "passes, one-block row sort, searchsorted, "
                                "unique's compaction"),
+    "gpuarr._matmulkernels": (4, "the integer and bool matrix-product "
+                                 "kernel"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -119,6 +125,9 @@ LAYERS = {
     "gpuarr._setops": (5, "isin, intersect1d, union1d, setdiff1d"),
     "gpuarr._histograms": (5, "bincount, digitize, histogram"),
     "gpuarr._quantiles": (5, "quantile, percentile, median"),
+    "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "
+                          "integer kernel, transposed views without copies"),
+    "gpuarr._contract": (5, "einsum, outer, kron, multi_dot, matrix_power"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "

@@ -483,5 +483,6 @@ def check_vector_product(ashape, bshape):
     """
     if ashape[-1] != bshape[0]:
         raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
-                         "(dim 0)" % (ashape, bshape, ashape[-1],
+                         "(dim 0)" % (shape_str(ashape), shape_str(bshape),
+                                      ashape[-1],
                                       len(ashape) - 1, bshape[0]))

@@ -578,6 +578,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     what = "numpy." + ufunc.__name__
     if method != "__call__":
         what += "." + method
+    if ufunc is np.matmul and method == "__call__":
+        for x in inputs + out:
+            if isinstance(x, np.ndarray) and x.ndim:
+                raise _dispatch.host_array_error(what)
+        return _matmul.numpy_matmul(*inputs, **kwargs)
     g = for_numpy(ufunc)
     if g is None or method not in _METHODS or not g.supports(method):
         raise _dispatch.not_implemented(what)
@@ -641,4 +646,4 @@ def array_function(self, func, types, args, kwargs):
 # The array layer imports this module (through _ufunc); bound here, below
 # everything they call, so either may be imported first.
 from ._array import GPUArray  # noqa: E402
-from . import _indexing, _ufunc  # noqa: E402
+from . import _indexing, _matmul, _ufunc  # noqa: E402

@@ -1,6 +1,9 @@
-"""``numpy.linalg`` names that are reductions (layer 6): :func:`norm` of
-vectors (and the Frobenius norm), plus :func:`dot`, :func:`vdot`,
-:func:`inner` re-exported from :mod:`gpuarr.reductions`."""
+"""``numpy.linalg`` names (layer 6): :func:`norm` of vectors (and the
+Frobenius norm); the products :func:`matmul`, :func:`tensordot`,
+:func:`multi_dot`, :func:`matrix_power`, :func:`outer` (cuBLAS for float
+and complex dtypes, gpuarr's own kernel for integers); :func:`dot`,
+:func:`vdot`, :func:`inner` from :mod:`gpuarr.reductions`; and the TF32
+switch :class:`allow_tf32` / :func:`tf32_allowed` of float32 products."""
 
 import operator
 
@@ -9,9 +12,14 @@ import numpy as np
 from . import _creation
 from . import reduction as _red
 from . import reductions as _rs
+from ._blas import allow_tf32, tf32_allowed
+from ._contract import matrix_power, multi_dot, outer
+from ._matmul import matmul, tensordot
 from .reductions import dot, vdot, inner
 
-__all__ = ["norm", "dot", "vdot", "inner"]
+__all__ = ["norm", "dot", "vdot", "inner", "matmul", "tensordot",
+           "multi_dot", "matrix_power", "outer", "allow_tf32",
+           "tf32_allowed"]
 
 _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _layout, _ufunc
+from . import _creation, _dtypes, _layout, _matmul, _transfer, _ufunc
 from . import reduction as _red
 from ._array import GPUArray, make
 
@@ -654,13 +654,22 @@ def _inner_last(name, a, b, out):
 
 
 def dot(a, b, out=None):
-    """Dot product (``numpy.dot``) of vectors, or matrix (N-D) times vector.
+    """Dot product (``numpy.dot``): of vectors, matrices, and N-D arrays.
 
-    Vectors: one fused pass computing ``sum(a[i] * b[i])`` (no temporary),
-    any strides.  Result dtype numpy's (``int8 . int8`` is int8, wrapping;
-    ``bool . bool`` is bool); float16 accumulates in float32.  0-d operands
-    multiply.  Products of two matrices are not reductions and raise
-    NotImplementedError.
+    Vectors, and N-D times a vector: one fused pass computing
+    ``sum(a[..., i] * b[i])`` (no temporary), any strides.  A matrix second
+    operand: the matrix product (:func:`gpuarr.matmul`, cuBLAS for float
+    and complex dtypes); for N-D operands ``dot(a, b)[i, j, k, m] =
+    sum(a[i, j, :] * b[k, :, m])`` (numpy.tensordot over ``a``'s last and
+    ``b``'s second-to-last axis).  Result dtype numpy's (``int8 . int8``
+    is int8, wrapping; ``bool . bool`` is bool); float16 accumulates in
+    float32.  0-d operands multiply.
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+    out : GPUArray, optional
+        numpy's rule: the exact shape and dtype of the result, C-contiguous.
 
     Raises
     ------
@@ -675,27 +684,53 @@ def dot(a, b, out=None):
         return _ufunc.multiply(a, b, out=out)
     if len(b.shape) == 1:
         return _inner_last("dot", a, b, out)
-    raise NotImplementedError("gpuarr.dot supports vector . vector and "
-                              "N-D . vector (matrix products need GEMM)")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
+                         "(dim %d)" % (_layout.shape_str(a.shape),
+                                       _layout.shape_str(b.shape), a.shape[-1],
+                                       len(a.shape) - 1, b.shape[-2],
+                                       len(b.shape) - 2))
+    res = _dot_dtype("dot", np.dot, a.dtype, b.dtype)
+    shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
+    _check_dot_out(out, shape, res)
+    if len(a.shape) <= 2 and len(b.shape) == 2:
+        return _matmul.matmul(a, b, out=out)
+    r = _matmul.tensordot(a, b, ([len(a.shape) - 1], [len(b.shape) - 2]))
+    if out is None:
+        return r
+    _transfer.copy_into(out, r)
+    return out
 
 
 def inner(a, b):
-    """Inner product over the last axes (``numpy.inner``) where ``b`` is a
-    vector (or 0-d); see :func:`dot`."""
+    """Inner product over the last axes (``numpy.inner``).
+
+    A vector (or 0-d) operand: one fused pass (see :func:`dot`); otherwise
+    ``inner(a, b)[i0, ..., j0, ...] = sum(a[i0, ..., :] * b[j0, ..., :])``
+    through :func:`gpuarr.tensordot` (a matrix product).
+
+    Raises
+    ------
+    ValueError
+        numpy's "shapes ... not aligned" when the last axes differ.
+    """
     a = as_array(a)
     b = as_array(b)
     if len(a.shape) == 0 or len(b.shape) == 0:
         return _ufunc.multiply(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != "
+                         "%d (dim %d)" % (_layout.shape_str(a.shape),
+                                          _layout.shape_str(b.shape), a.shape[-1],
+                                          len(a.shape) - 1, b.shape[-1],
+                                          len(b.shape) - 1))
     if len(b.shape) == 1:
-        if a.shape[-1] != b.shape[0]:
-            raise ValueError("shapes %s and %s not aligned: %d (dim %d) != "
-                             "%d (dim 0)" % (a.shape, b.shape, a.shape[-1],
-                                             len(a.shape) - 1, b.shape[0]))
         return _inner_last("inner", a, b, None)
     if len(a.shape) == 1:
         return _inner_last("inner", b, a, None)
-    raise NotImplementedError("gpuarr.inner supports at least one 1-D "
-                              "operand")
+    res = _dot_dtype("inner", np.inner, a.dtype, b.dtype)
+    r = _matmul.tensordot(a, b, ([len(a.shape) - 1], [len(b.shape) - 1]))
+    return r if r.dtype == res else r.astype(res)
 
 
 def vdot(a, b):

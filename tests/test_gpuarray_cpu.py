@@ -583,8 +583,9 @@ def test_operators_with_unknown_types_defer():
     assert g.__radd__("x") is NotImplemented
     with pytest.raises(TypeError):
         g + object()
+    assert g.__matmul__(object()) is NotImplemented
     with pytest.raises(TypeError):
-        g @ g
+        g @ object()
 
 
 def test_casting_error_is_numpy_like():
