@@ -90,3 +90,37 @@ def run():
         t = torch.from_numpy(h).cuda()
         o["PyTorch"] = wall_per_call(lambda: t @ t, torch.cuda.synchronize, n=5000)
     add_row("matmul 64^3 f32 (per call, wall)", "us", us, o)
+
+    # numpy.linalg on cuSOLVER (gpuarr's calls read cuSOLVER's info back,
+    # a synchronization that the event time includes)
+    def solver(name, host, ours, cfn, tfn, repeats=5):
+        g = gpuarr.to_gpu(host)
+        ms = event_median_ms(lambda: ours(g), ev, warmup=2, repeats=repeats)
+        o = {}
+        if cp is not None:
+            c = cp.asarray(host)
+            o["CuPy"] = event_median_ms(lambda: cfn(c), cupy_events(), warmup=2,
+                                        repeats=repeats)
+        if torch is not None:
+            t = torch.from_numpy(host).cuda()
+            o["PyTorch"] = event_median_ms(lambda: tfn(t), torch_events(),
+                                           warmup=2, repeats=repeats)
+        add_row(name, "ms", ms, o)
+
+    a = normal((4096, 4096), np.float64) + 128 * np.eye(4096)
+    b = normal((4096, 1), np.float64)
+    gb = gpuarr.to_gpu(b)
+    cb = cp.asarray(b) if cp is not None else None
+    tb = torch.from_numpy(b).cuda() if torch is not None else None
+    solver("solve 4096 f64, one right-hand side", a,
+           lambda g: gpuarr.linalg.solve(g, gb), lambda c: cp.linalg.solve(c, cb),
+           lambda t: torch.linalg.solve(t, tb))
+    s = normal((2048, 2048), np.float32)
+    spd = (s @ s.T + 2048 * np.eye(2048)).astype(np.float32)
+    solver("cholesky 2048 f32", spd, gpuarr.linalg.cholesky, cp.linalg.cholesky
+           if cp is not None else None, torch.linalg.cholesky if torch is not None else None)
+    solver("qr 2048 f32", s, gpuarr.linalg.qr, cp.linalg.qr if cp is not None else None,
+           torch.linalg.qr if torch is not None else None)
+    solver("svd 2048 f32", s, gpuarr.linalg.svd,
+           cp.linalg.svd if cp is not None else None,
+           torch.linalg.svd if torch is not None else None, repeats=3)

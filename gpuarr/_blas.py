@@ -36,7 +36,6 @@ import numpy as np
 
 from . import _percontext
 from . import _toolchain
-from . import driver as _drv
 from . import tools as _tools
 from ._errors import RuntimeError as _GpuarrRuntimeError
 
@@ -122,14 +121,7 @@ def candidates():
     list of str
         Full paths; the bare-soname ``dlopen`` that follows is not listed.
     """
-    out = []
-    for base in _toolchain.nvidia_dirs():
-        for sub, name in _WHEEL_LIBS:
-            out.append(os.path.join(base, sub, "lib", name))
-    for root in dict.fromkeys(_toolchain.toolkit_roots()):
-        for name in _SONAMES:
-            out.append(os.path.join(root, "lib64", name))
-    return out
+    return _toolchain.library_candidates(_WHEEL_LIBS, _SONAMES)
 
 
 def load():
@@ -218,20 +210,9 @@ class _Handle:
 
     def __del__(self):
         ptr, self.ptr = getattr(self, "ptr", 0), 0
-        if not ptr:
-            return
-        try:
+        if ptr:
             from . import _cublas
-            pushed = _drv.Context.get_current() is not self.ctx
-            if pushed:
-                self.ctx.push()
-            try:
-                _cublas.destroy(ptr)
-            finally:
-                if pushed:
-                    _drv.Context.pop()
-        except Exception:
-            pass        # a context already gone took the handle with it
+            _percontext.release_in(self.ctx, lambda: _cublas.destroy(ptr))
 
 
 handle = _percontext.state(_Handle, "handle", """\

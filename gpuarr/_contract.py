@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from . import _creation
+from . import _decomp
 from . import _dtypes
 from . import _layout
 from . import _manipulation
@@ -446,9 +447,8 @@ def matrix_power(a, n):
     a : GPUArray
         Shape ``(..., M, M)``.
     n : int
-        0 gives identity matrices of ``a``'s dtype.  Negative powers
-        need ``linalg.inv`` (cuSOLVER), not yet in gpuarr:
-        NotImplementedError.
+        0 gives identity matrices of ``a``'s dtype; negative powers invert
+        first (:func:`gpuarr.linalg.inv`, cuSOLVER).
 
     Raises
     ------
@@ -474,9 +474,8 @@ def matrix_power(a, n):
         eye = _creation.eye(a.shape[-1], dtype=a.dtype)
         return _broadcast_copy(eye, a.shape)
     if n < 0:
-        raise NotImplementedError("matrix_power with a negative exponent "
-                                  "needs linalg.inv, which gpuarr does not "
-                                  "have yet (cuSOLVER)")
+        a = _decomp.inv(a)
+        n = -n
     result = None
     z = a
     while True:

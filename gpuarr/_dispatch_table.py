@@ -181,6 +181,9 @@ for _name in ("einsum", "outer", "kron"):
 implements("linalg.outer", _contract.outer, x1="a", x2="b")
 implements("linalg.multi_dot", _contract.multi_dot)
 implements("linalg.matrix_power", _contract.matrix_power)
+for _name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
+              "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond"):
+    implements("linalg." + _name, getattr(linalg, _name))
 implements("empty_like", _creation.empty_like, prototype="a")
 for _name in ("zeros_like", "ones_like", "full_like"):
     implements(_name, getattr(_creation, _name))

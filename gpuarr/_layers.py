@@ -71,6 +71,8 @@ LAYERS = {
                           "(Cython)"),
     "gpuarr._blas": (3, "finding cuBLAS, a handle and workspaces per "
                         "context, GEMM, the TF32 switch"),
+    "gpuarr._cusolver": (3, "libcusolver loaded with ctypes, a handle per "
+                            "context, LU, Cholesky, QR, eigh, SVD calls"),
     "gpuarr._nvjitlink": (3, "finding and calling nvJitLink (linking on the "
                              "host)"),
     "gpuarr._dynamic": (3, "DynamicModule, DynamicSourceModule: relocatable "
@@ -127,6 +129,8 @@ LAYERS = {
     "gpuarr._quantiles": (5, "quantile, percentile, median"),
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "
                           "integer kernel, transposed views without copies"),
+    "gpuarr._decomp": (5, "numpy.linalg's solvers and factorizations on "
+                          "cuSOLVER; lstsq, pinv, matrix_rank"),
     "gpuarr._contract": (5, "einsum, outer, kron, multi_dot, matrix_power"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),

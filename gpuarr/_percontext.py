@@ -19,7 +19,8 @@ from . import driver as _drv
 from ._errors import InvalidContextError
 
 __all__ = ["state", "current_context", "no_context_error", "table", "forget",
-           "on_detach", "retire_stream_buffer", "evict_stream_buffers"]
+           "on_detach", "retire_stream_buffer", "evict_stream_buffers",
+           "release_in"]
 
 _tables = []
 _getters = []
@@ -181,6 +182,24 @@ def evict_stream_buffers(entries, limit, keep=None):
             return
         retire_stream_buffer(entries[victim])
         del entries[victim]
+
+
+def release_in(ctx, release):
+    """Call ``release()`` with ``ctx`` current (pushed if another context
+    is), never raising: for destructors of library handles (cuBLAS,
+    cuSOLVER) that belong to one context.  A context already gone took
+    the handle with it; the error is dropped."""
+    try:
+        pushed = _drv.Context.get_current() is not ctx
+        if pushed:
+            ctx.push()
+        try:
+            release()
+        finally:
+            if pushed:
+                _drv.Context.pop()
+    except Exception:
+        pass
 
 
 _drv.add_detach_hook(forget)

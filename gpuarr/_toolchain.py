@@ -95,6 +95,22 @@ def nvidia_dirs():
     return _nvrtc.nvidia_dirs()
 
 
+def library_candidates(wheel_libs, sonames):
+    """Full paths where a CUDA library is looked for, in order: NVIDIA's
+    wheels (``nvidia/<sub>/lib/<name>`` for each ``(sub, name)`` of
+    ``wheel_libs``), then each toolkit root's ``lib64`` (each of
+    ``sonames``).  The bare-soname ``dlopen`` that callers try last is not
+    listed."""
+    out = []
+    for base in nvidia_dirs():
+        for sub, name in wheel_libs:
+            out.append(os.path.join(base, sub, "lib", name))
+    for root in dict.fromkeys(toolkit_roots()):
+        for name in sonames:
+            out.append(os.path.join(root, "lib64", name))
+    return out
+
+
 #: Include directories of NVIDIA's header wheels under ``nvidia/``: the
 #: CUDA 13 wheels share ``cu13/include`` (CCCL in ``cu13/include/cccl``);
 #: the CUDA 12 ones have one directory each.

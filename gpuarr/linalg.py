@@ -2,24 +2,34 @@
 Frobenius norm); the products :func:`matmul`, :func:`tensordot`,
 :func:`multi_dot`, :func:`matrix_power`, :func:`outer` (cuBLAS for float
 and complex dtypes, gpuarr's own kernel for integers); :func:`dot`,
-:func:`vdot`, :func:`inner` from :mod:`gpuarr.reductions`; and the TF32
-switch :class:`allow_tf32` / :func:`tf32_allowed` of float32 products."""
+:func:`vdot`, :func:`inner` from :mod:`gpuarr.reductions`; the TF32
+switch :class:`allow_tf32` / :func:`tf32_allowed` of float32 products;
+numpy.linalg's solvers and factorizations on cuSOLVER (:func:`solve`,
+:func:`inv`, :func:`det`, :func:`slogdet`, :func:`cholesky`, :func:`qr`,
+:func:`svd`, :func:`eigh`, :func:`eigvalsh`, :func:`lstsq`, :func:`pinv`,
+:func:`matrix_rank`, from :mod:`gpuarr._decomp`) and :func:`cond` and the
+matrix norms here."""
 
 import operator
 
 import numpy as np
 
 from . import _creation
+from . import _decomp
 from . import reduction as _red
 from . import reductions as _rs
 from ._blas import allow_tf32, tf32_allowed
 from ._contract import matrix_power, multi_dot, outer
+from ._decomp import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq,
+                      matrix_rank, pinv, qr, slogdet, solve, svd)
 from ._matmul import matmul, tensordot
 from .reductions import dot, vdot, inner
 
 __all__ = ["norm", "dot", "vdot", "inner", "matmul", "tensordot",
            "multi_dot", "matrix_power", "outer", "allow_tf32",
-           "tf32_allowed"]
+           "tf32_allowed", "solve", "inv", "det", "slogdet", "cholesky",
+           "qr", "svd", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
+           "cond", "LinAlgError"]
 
 _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)
@@ -74,6 +84,77 @@ def _vector(a, ord, axes, keepdims):
     return ret
 
 
+def _matrix(x, ord, axes, keepdims):
+    """numpy's matrix norms over the two axes ``axes`` (row, column)."""
+    r, c = axes
+    if ord in (2, -2, "nuc"):
+        # singular values of the matrices moved to the last two axes
+        rest = [k for k in range(len(x.shape)) if k not in axes]
+        s = _decomp.svd(x.transpose(rest + [r, c]), compute_uv=False)
+        if ord == "nuc":
+            res = _rs.sum(s, axis=-1)
+        else:
+            res = _rs.max(s, axis=-1) if ord == 2 else _rs.min(s, axis=-1)
+    elif ord in (1, -1, np.inf, -np.inf):
+        # 1: the largest column sum (sum over rows); inf: row sums
+        over, then = (r, c) if ord in (1, -1) else (c, r)
+        sums = _rs.sum(abs(x).astype(_out_dt(x.dtype)), axis=over, keepdims=True)
+        pick = _rs.max if ord in (1, np.inf) else _rs.min
+        res = pick(sums, axis=then, keepdims=True)
+        return res if keepdims else res.reshape(
+            tuple(n for k, n in enumerate(res.shape) if k not in axes))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[r] = shape[c] = 1
+        res = res.reshape(tuple(shape))
+    return res.astype(_out_dt(x.dtype)) if res.dtype != _out_dt(x.dtype) else res
+
+
+def cond(x, p=None):
+    """Condition number of each matrix (numpy.linalg.cond).
+
+    Parameters
+    ----------
+    x : GPUArray, (..., M, N)
+    p : {None, 2, -2, 'fro', 'nuc', 1, -1, inf, -inf}
+        None and 2: the ratio of the largest to the smallest singular
+        value (-2 its inverse); the others ``norm(x, p) * norm(inv(x), p)``
+        (square matrices).
+
+    Returns
+    -------
+    GPUArray
+        Real, shape ``x.shape[:-2]``; inf (or nan) for singular matrices
+        as numpy's.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For fewer than two dimensions; non-square ``x`` with the norms
+        other than None, 2, -2.
+    """
+    x = _rs.as_array(x)
+    if len(x.shape) < 2:
+        raise np.linalg.LinAlgError("%d-dimensional array given. Array must "
+                                    "be at least two-dimensional"
+                                    % len(x.shape))
+    if p is None or p == 2 or p == -2:
+        s = _decomp.svd(x, compute_uv=False)
+        hi, lo = s[..., 0], s[..., -1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return hi / lo if p != -2 else lo / hi
+    if x.shape[-1] != x.shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be "
+                                    "square")
+    try:
+        xi = _decomp.inv(x)
+    except np.linalg.LinAlgError:
+        return _creation.full(x.shape[:-2], np.inf, _out_dt(_float_dt(x.dtype)))
+    return norm(x, p, axis=(-2, -1)) * norm(xi, p, axis=(-2, -1))
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector norms and the Frobenius norm (``numpy.linalg.norm``).
 
@@ -84,8 +165,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
         Vector norms: ``sum(|x|**ord)**(1/ord)``; None/2 the 2-norm (one
         fused pass, ``sqrt(sum |x|^2)``), 1 ``sum |x|``, inf ``max |x|``,
         -inf ``min |x|``, 0 the count of non-zeros.  For a 2-D ``x`` with
-        ``axis=None``, None and 'fro' give the Frobenius norm; other matrix
-        norms raise NotImplementedError.
+        ``axis=None`` (or a 2-tuple ``axis``), matrix norms: None and
+        'fro' the Frobenius norm, 'nuc' the sum of singular values, 2 / -2
+        the largest / smallest singular value (cuSOLVER's SVD), 1 / -1 the
+        largest / smallest column sum of ``|x|``, inf / -inf the same of
+        row sums.
     axis : None, int or 2-tuple of ints
     keepdims : bool
 
@@ -113,13 +197,15 @@ def norm(x, ord=None, axis=None, keepdims=False):
                 raise ValueError("Invalid norm order '%s' for vectors" % ord)
             return _vector(x, ord, (0,), keepdims)
         if nd == 2:
-            raise NotImplementedError("matrix norm ord=%r" % (ord,))
+            return _matrix(x, ord, (0, 1), keepdims)
         raise ValueError("Improper number of dimensions to norm.")
     if isinstance(axis, tuple) and len(axis) == 2:
         axes = _rs.normalize_axes(axis, nd)
+        if axes[0] == axes[1]:
+            raise ValueError("Duplicate axes given.")
         if ord is None or ord == "fro":
             return _vector(x, None, axes, keepdims)
-        raise NotImplementedError("matrix norm ord=%r" % (ord,))
+        return _matrix(x, ord, axes, keepdims)
     if isinstance(axis, tuple):
         if len(axis) != 1:
             raise ValueError("Improper number of dimensions to norm.")

@@ -1,0 +1,652 @@
+"""numpy.linalg's factorizations and solvers on cuSOLVER (layer 5):
+``solve``, ``inv``, ``det``, ``slogdet``, ``cholesky``, ``qr``, ``svd``,
+``eigh``, ``eigvalsh``, and on top of them ``lstsq``, ``pinv``,
+``matrix_rank`` (``cond`` and the matrix norms are in
+:mod:`gpuarr.linalg`).
+
+Layout: cuSOLVER is column-major, so a C-ordered copy of a matrix is its
+transpose to cuSOLVER; each routine copies its input once (cuSOLVER works
+in place) in the orientation that routine needs, documented where it is
+made.  Stacks (``(..., M, N)``) run one cuSOLVER call per matrix, queued
+back to back; their ``info`` values are read once, after the whole stack,
+and raise numpy's :class:`numpy.linalg.LinAlgError` as numpy's messages
+("Singular matrix", "Matrix is not positive definite", ...).
+
+Dtypes as numpy.linalg's: integers and bool compute in float64; float32,
+float64, complex64 and complex128 in their own precision; float16 raises
+TypeError ("array type float16 is unsupported in linalg").
+"""
+
+import collections
+
+import numpy as np
+
+from . import _creation
+from . import _cusolver
+from . import _layout
+from . import _manipulation as _manip
+from . import _matmul
+from . import _rearrange
+from . import _transfer
+from . import _ufunc
+from . import reductions as _rs
+from ._array import GPUArray
+
+__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
+           "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
+           "linalg_dtype", "LinAlgError", "SlogdetResult", "EighResult", "QRResult",
+           "SVDResult"]
+
+SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
+EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
+QRResult = collections.namedtuple("QRResult", "Q R")
+SVDResult = collections.namedtuple("SVDResult", "U S Vh")
+
+#: numpy's exception class, raised as it is
+LinAlgError = _LinAlgError = np.linalg.LinAlgError
+_F8 = np.dtype(np.float64)
+_I32 = np.dtype(np.int32)
+_I64 = np.dtype(np.int64)
+#: numpy's "no value given" default (pinv's rtol)
+_NOVALUE = getattr(np, "_NoValue", object())
+
+
+def linalg_dtype(*dtypes):
+    """The dtype numpy.linalg computes ``dtypes`` in: float64 for integers
+    and bool, the float or complex type otherwise.
+
+    Raises
+    ------
+    TypeError
+        For float16 (numpy's message).
+    """
+    out = []
+    for dt in dtypes:
+        dt = np.dtype(dt)
+        if dt == np.float16:
+            raise TypeError("array type float16 is unsupported in linalg")
+        out.append(_F8 if dt.kind in "biu" else dt)
+    return np.result_type(*out)
+
+
+def _prep(a, square=True):
+    a = a if isinstance(a, GPUArray) else _creation.asarray(a)
+    if len(a.shape) < 2:
+        raise _LinAlgError("%d-dimensional array given. Array must be at "
+                           "least two-dimensional" % len(a.shape))
+    if square and a.shape[-1] != a.shape[-2]:
+        raise _LinAlgError("Last 2 dimensions of the array must be square")
+    return a
+
+
+def _c_copy(a, dt):
+    """A C-ordered copy of ``a`` in ``dt``: each matrix is its transpose
+    to cuSOLVER."""
+    return _transfer.astype(a, dt, order="C")
+
+
+def _t_copy(a, dt):
+    """A C-ordered copy of ``a`` with the last two axes swapped: each
+    matrix is itself to cuSOLVER (column-major)."""
+    return _transfer.astype(_manip.swapaxes(a, -1, -2), dt, order="C")
+
+
+def _mats(x):
+    """(count, bytes per matrix) of a C-ordered stack of matrices."""
+    per = x.shape[-1] * x.shape[-2] * x.dtype.itemsize
+    return _layout.prod(x.shape[:-2]), per
+
+
+def _infos(count):
+    return _creation.empty_c((max(count, 1),), _I32)
+
+
+def _raise_if(infos, count, message, negative_ok=False):
+    vals = _cusolver.read_infos(infos.ptr, count)
+    if (vals < 0).any():
+        raise RuntimeError("cuSOLVER reported an invalid argument (info %d)"
+                           % int(vals[vals < 0][0]))
+    if (vals > 0).any():
+        raise _LinAlgError(message)
+
+
+def _swap(x):
+    return _manip.swapaxes(x, -1, -2)
+
+
+def _on_host(fn, shapes_dtypes, *args, **kw):
+    """numpy's result for empty operands, computed on zeros and copied to
+    the device (nothing to factor)."""
+    r = fn(*[np.zeros(s, d) for s, d in shapes_dtypes], *args, **kw)
+
+    def up(x):
+        if isinstance(x, np.ndarray) or np.isscalar(x) or isinstance(x, np.generic):
+            return _creation.to_gpu(np.ascontiguousarray(x))
+        return x
+    if isinstance(r, tuple):
+        return type(r)(*[up(x) for x in r]) if hasattr(r, "_fields") \
+            else tuple(up(x) for x in r)
+    return up(r)
+
+
+# ---------------------------------------------------------------------------
+# LU: solve, inv, det, slogdet
+
+def _lu(a, dt):
+    """LU of every matrix of ``a`` (copied C-ordered: cuSOLVER factors the
+    transposes, A^T = P L U).  Returns (factors, pivots, infos, count)."""
+    lu = _c_copy(a, dt)
+    count, per = _mats(lu)
+    n = lu.shape[-1]
+    piv = _creation.empty_c(lu.shape[:-1], _I64)
+    infos = _infos(count)
+    for i in range(count):
+        _cusolver.getrf(dt, n, lu.ptr + i * per, n, piv.ptr + i * n * 8,
+                        infos.ptr + 4 * i)
+    return lu, piv, infos, count
+
+
+def solve(a, b):
+    """Solve ``a @ x = b`` (numpy.linalg.solve) by LU with partial pivoting.
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, M)
+    b : GPUArray, (M,) or (..., M, K)
+        numpy 2's rule: ``b`` is a vector only when it is 1-D; batch
+        dimensions broadcast.
+
+    Returns
+    -------
+    GPUArray
+        ``x`` of ``b``'s shape (batch dimensions broadcast), C-ordered.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For non-square ``a`` or an exactly singular matrix (found from
+        cuSOLVER's info, read once for the whole stack).
+    ValueError
+        When ``b``'s length does not match ``a``'s.
+    """
+    a = _prep(a)
+    b = b if isinstance(b, GPUArray) else _creation.asarray(b)
+    dt = linalg_dtype(a.dtype, b.dtype)
+    n = a.shape[-1]
+    vec = len(b.shape) == 1
+    if vec and b.shape[0] != n:
+        raise ValueError("solve1: Input operand 1 has a mismatch in its core "
+                         "dimension 0, with gufunc signature (m,m),(m)->(m) "
+                         "(size %d is different from %d)" % (b.shape[0], n))
+    bm = b.reshape(n, 1) if vec else b
+    if not vec and bm.shape[-2] != n:
+        raise ValueError("solve: Input operand 1 has a mismatch in its core "
+                         "dimension 0, with gufunc signature (m,m),(m,n)->(m,n) "
+                         "(size %d is different from %d)" % (bm.shape[-2], n))
+    batch = _layout.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
+    k = bm.shape[-1]
+    out_shape = batch + ((n,) if vec else (n, k))
+    if not n or not k or not _layout.prod(batch):
+        return _creation.zeros(out_shape, dt)
+    a = _manip.broadcast_to(a, batch + (n, n))
+    bm = _manip.broadcast_to(bm, batch + (n, k))
+    lu, piv, infos, count = _lu(a, dt)
+    _raise_if(infos, count, "Singular matrix")
+    x = _t_copy(bm, dt)                 # each (k, n) C block: B column-major
+    isz = dt.itemsize
+    for i in range(count):
+        _cusolver.getrs(dt, n, k, lu.ptr + i * n * n * isz, n,
+                        piv.ptr + i * n * 8, x.ptr + i * n * k * isz, n,
+                        infos.ptr + 4 * i)
+    r = _transfer.astype(_swap(x), dt, order="C")
+    return r.reshape(out_shape)
+
+
+def inv(a):
+    """Inverse of each square matrix (numpy.linalg.inv): :func:`solve`
+    with the identity.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For non-square or singular matrices.
+    """
+    a = _prep(a)
+    dt = linalg_dtype(a.dtype)
+    n = a.shape[-1]
+    eye = _creation.eye(n, dtype=dt)
+    return solve(a, _manip.broadcast_to(eye, a.shape))
+
+
+def _lu_diag(lu, count):
+    n = lu.shape[-1]
+    isz = lu.dtype.itemsize
+    return lu._view(lu.shape[:-1], lu.strides[:-2] + ((n + 1) * isz,), 0)
+
+
+def _pivot_sign(piv, dt):
+    """+1 or -1 per matrix: the parity of the row swaps."""
+    n = piv.shape[-1]
+    rows = _creation.arange(1, n + 1, dtype=_I64)
+    swaps = _rs.count_nonzero(_ufunc.not_equal(piv, rows), axis=-1)
+    odd = _ufunc.remainder(swaps, 2)
+    return _ufunc.subtract(1, _ufunc.multiply(odd, 2)).astype(dt)
+
+
+def det(a):
+    """Determinant of each square matrix (numpy.linalg.det), from its LU
+    factors: the product of U's diagonal times the pivots' sign (0 for an
+    exactly singular matrix, as numpy's, without an error).
+
+    Returns
+    -------
+    GPUArray
+        Shape ``a.shape[:-2]`` (0-d for one matrix), numpy.linalg's dtype.
+    """
+    a = _prep(a)
+    dt = linalg_dtype(a.dtype)
+    if not a.shape[-1] or not a.size:
+        return _on_host(np.linalg.det, [(a.shape, dt)])
+    lu, piv, infos, count = _lu(a, dt)
+    d = _rs.prod(_lu_diag(lu, count), axis=-1)
+    return _ufunc.multiply(d, _pivot_sign(piv, dt))
+
+
+def slogdet(a):
+    """Sign and log of the absolute determinant (numpy.linalg.slogdet):
+    ``sign * exp(logabsdet) == det``, without overflow.
+
+    Returns
+    -------
+    SlogdetResult
+        ``(sign, logabsdet)``: ``sign`` of numpy.linalg's dtype (a unit
+        complex number for complex input; 0 for a singular matrix, whose
+        ``logabsdet`` is ``-inf``), ``logabsdet`` real.
+    """
+    a = _prep(a)
+    dt = linalg_dtype(a.dtype)
+    if not a.shape[-1] or not a.size:
+        return _on_host(np.linalg.slogdet, [(a.shape, dt)])
+    lu, piv, infos, count = _lu(a, dt)
+    d = _lu_diag(lu, count)
+    mag = abs(d)
+    logabs = _rs.sum(_ufunc.apply("log", (mag,)), axis=-1)
+    if dt.kind == "c":
+        unit = _ufunc.where(_ufunc.equal(mag, 0), 0, _ufunc.true_divide(d, mag))
+        unit = unit.astype(dt)
+    else:
+        unit = _ufunc.apply("sign", (d,))
+    sign = _ufunc.multiply(_rs.prod(unit, axis=-1), _pivot_sign(piv, dt))
+    return SlogdetResult(sign, logabs)
+
+
+# ---------------------------------------------------------------------------
+# Cholesky, eigh
+
+def cholesky(a, /, *, upper=False):
+    """Cholesky factor of each Hermitian positive-definite matrix
+    (numpy.linalg.cholesky).
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, M)
+        Only its lower triangle is read (numpy's).
+    upper : bool
+        Return ``U`` with ``a = U^H U`` instead of ``L`` with
+        ``a = L L^H`` (numpy 2).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        "Matrix is not positive definite" (cuSOLVER's info).
+    """
+    a = _prep(a)
+    dt = linalg_dtype(a.dtype)
+    if not a.size:
+        return _creation.zeros(a.shape, dt)
+    # C-ordered, each matrix is A^T to cuSOLVER, whose upper triangle is
+    # A's lower one; its factor U (A^T = U^H U) read back C-ordered is U^T,
+    # the lower factor L of A
+    f = _c_copy(a, dt)
+    count, per = _mats(f)
+    n = f.shape[-1]
+    infos = _infos(count)
+    for i in range(count):
+        _cusolver.potrf(dt, _cusolver.UPPER, n, f.ptr + i * per, n,
+                        infos.ptr + 4 * i)
+    _raise_if(infos, count, "Matrix is not positive definite")
+    low = _rearrange.tril(f)
+    if not upper:
+        return low
+    h = _ufunc.apply("conjugate", (low,)) if dt.kind == "c" else low
+    return _transfer.astype(_swap(h), dt, order="C")
+
+
+def _eigh(a, UPLO, vectors):
+    a = _prep(a)
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    dt = linalg_dtype(a.dtype)
+    rdt = _cusolver.DTYPES[dt][1]
+    n = a.shape[-1]
+    if not a.size:
+        w = _creation.zeros(a.shape[:-1], rdt)
+        return (w, _creation.zeros(a.shape, dt)) if vectors else w
+    # C-ordered, each matrix is A^T = conj(A) to cuSOLVER: A's lower
+    # triangle is its upper one; its eigenvectors v (conj(A) v = w v) are
+    # rows of the C-ordered result, and conj(v) are A's
+    f = _c_copy(a, dt)
+    count, per = _mats(f)
+    w = _creation.empty_c(a.shape[:-1], rdt)
+    infos = _infos(count)
+    uplo = _cusolver.UPPER if UPLO == "L" else _cusolver.LOWER
+    for i in range(count):
+        _cusolver.syevd(dt, vectors, uplo, n, f.ptr + i * per, n,
+                        w.ptr + i * n * rdt.itemsize, infos.ptr + 4 * i)
+    _raise_if(infos, count, "Eigenvalues did not converge")
+    if not vectors:
+        return w
+    v = _ufunc.apply("conjugate", (f,)) if dt.kind == "c" else f
+    return w, _transfer.astype(_swap(v), dt, order="C")
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors (columns) of each
+    Hermitian matrix (numpy.linalg.eigh), by cuSOLVER's divide and
+    conquer (``syevd``/``heevd``).
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, M)
+    UPLO : {'L', 'U'}
+        Which triangle is read.
+
+    Returns
+    -------
+    EighResult
+        ``(eigenvalues, eigenvectors)``: real (..., M) and (..., M, M) of
+        numpy.linalg's dtype.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When the iteration does not converge, or ``a`` is not square.
+    """
+    return EighResult(*_eigh(a, UPLO, True))
+
+
+def eigvalsh(a, UPLO="L"):
+    """Eigenvalues (ascending, real) of each Hermitian matrix
+    (numpy.linalg.eigvalsh); see :func:`eigh`."""
+    return _eigh(a, UPLO, False)
+
+
+# ---------------------------------------------------------------------------
+# QR, SVD
+
+def qr(a, mode="reduced"):
+    """QR factorization of each matrix (numpy.linalg.qr), Householder
+    (``geqrf``, then ``orgqr``/``ungqr`` for Q).
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, N)
+    mode : {'reduced', 'complete', 'r', 'raw'}
+        numpy's modes: Q (M, K) and R (K, N) with K = min(M, N); Q (M, M)
+        and R (M, N); R alone; the raw reflectors ``h`` (..., N, M) and
+        ``tau`` (..., K).
+
+    Returns
+    -------
+    QRResult or GPUArray or tuple
+    """
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError("Unrecognized mode '%s'" % (mode,))
+    a = _prep(a, square=False)
+    dt = linalg_dtype(a.dtype)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if not a.size:
+        r = _on_host(np.linalg.qr, [(a.shape, dt)], mode=mode)
+        return QRResult(*r) if mode in ("reduced", "complete") else r
+    # C-ordered with the last axes swapped: each matrix is A itself to
+    # cuSOLVER (column-major M x N, leading dimension M)
+    h = _t_copy(a, dt)
+    count, per = _mats(h)
+    tau = _creation.empty_c(a.shape[:-2] + (k,), dt)
+    infos = _infos(count)
+    isz = dt.itemsize
+    for i in range(count):
+        _cusolver.geqrf(dt, m, n, h.ptr + i * per, m, tau.ptr + i * k * isz,
+                        infos.ptr + 4 * i)
+    if mode == "raw":
+        return h, tau
+    full = mode == "complete" and m > n
+    rows = m if full else k
+    r = _rearrange.triu(_transfer.astype(_swap(h)[..., :rows, :], dt, order="C"))
+    if mode == "r":
+        return r
+    if full:
+        q = _creation.empty_c(a.shape[:-2] + (m, m), dt)
+        _transfer.copy_into(q[..., :n, :], h)
+        cols, qper = m, m * m * isz
+    else:
+        q, cols, qper = h, k, per
+    for i in range(count):
+        _cusolver.orgqr(dt, m, cols, k, q.ptr + i * qper, m,
+                        tau.ptr + i * k * isz, infos.ptr + 4 * i)
+    _raise_if(infos, count, "QR factorization failed")
+    q = _transfer.astype(_swap(q)[..., :, :cols] if full else
+                         _swap(q[..., :cols, :]), dt, order="C")
+    return QRResult(q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Singular value decomposition of each matrix (numpy.linalg.svd),
+    cuSOLVER's ``gesvd``.
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, N)
+    full_matrices : bool
+        U (M, M) and Vh (N, N), else (M, K) and (K, N), K = min(M, N).
+    compute_uv : bool
+        Return the singular values alone when False.
+    hermitian : bool
+        Accepted for numpy's signature; the general SVD is computed (a
+        valid SVD of a Hermitian matrix too, with other signs than the
+        eigen-decomposition numpy then uses).
+
+    Returns
+    -------
+    SVDResult or GPUArray
+        ``(U, S, Vh)`` with ``a = U @ (S[..., None] * Vh)``; S real,
+        descending.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        "SVD did not converge".
+    """
+    a = _prep(a, square=False)
+    dt = linalg_dtype(a.dtype)
+    rdt = _cusolver.DTYPES[dt][1]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if not a.size:
+        r = _on_host(np.linalg.svd, [(a.shape, dt)], full_matrices, compute_uv)
+        return SVDResult(*r) if compute_uv else r
+    wide = n >= m
+    # gesvd needs rows >= columns: for a wide matrix the C-ordered copy
+    # (A^T to cuSOLVER: A^T = U' S V'^H, so U = V'^T and Vh = U'^T, both
+    # read back C-ordered as they are); for a tall one the swapped copy
+    # (A itself: U and Vh read back transposed)
+    f = _c_copy(a, dt) if wide else _t_copy(a, dt)
+    rows, cols = (n, m) if wide else (m, n)
+    count, per = _mats(f)
+    batch = a.shape[:-2]
+    s = _creation.empty_c(batch + (k,), rdt)
+    job = "N" if not compute_uv else ("A" if full_matrices else "S")
+    ucols = rows if job == "A" else cols
+    if compute_uv:
+        ub = _creation.empty_c(batch + (ucols, rows), dt)    # U' column-major
+        vb = _creation.empty_c(batch + (cols, cols), dt)     # V'^H column-major
+    infos = _infos(count)
+    isz = dt.itemsize
+    for i in range(count):
+        uptr = ub.ptr + i * ucols * rows * isz if compute_uv else 0
+        vptr = vb.ptr + i * cols * cols * isz if compute_uv else 0
+        _cusolver.gesvd(dt, job, rows, cols, f.ptr + i * per, rows,
+                        s.ptr + i * k * rdt.itemsize, uptr, rows, vptr, cols,
+                        infos.ptr + 4 * i)
+    _raise_if(infos, count, "SVD did not converge")
+    if not compute_uv:
+        return s
+    if wide:
+        return SVDResult(vb, s, ub)
+    return SVDResult(_transfer.astype(_swap(ub), dt, order="C"), s,
+                     _transfer.astype(_swap(vb), dt, order="C"))
+
+
+# ---------------------------------------------------------------------------
+# built on the SVD: pinv, lstsq, matrix_rank, cond
+
+def _ch(x):
+    """The conjugate transpose of each matrix of ``x``."""
+    t = _swap(x)
+    return _ufunc.apply("conjugate", (t,)) if x.dtype.kind == "c" else t
+
+
+def _cutoff_inverse(s, cutoff):
+    """1/s where s > cutoff, else 0 (in s's dtype)."""
+    keep = _ufunc.greater(s, cutoff)
+    return _ufunc.where(keep, _ufunc.true_divide(1, s), 0).astype(s.dtype)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
+    """Moore-Penrose pseudo-inverse of each matrix (numpy.linalg.pinv),
+    from the SVD: singular values at most ``rcond * max(s)`` count as
+    zero.
+
+    Parameters
+    ----------
+    a : GPUArray, (..., M, N)
+    rcond, rtol : float or GPUArray, optional
+        The relative cutoff (numpy 2's rules: 1e-15 when neither is
+        given, ``max(M, N) * eps`` for ``rtol=None``).
+    hermitian : bool
+        Accepted; see :func:`svd`.
+
+    Returns
+    -------
+    GPUArray, (..., N, M)
+    """
+    a = _prep(a, square=False)
+    dt = linalg_dtype(a.dtype)
+    m, n = a.shape[-2:]
+    if rcond is not None and rtol is not _NOVALUE:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if rcond is not None:
+        rc = rcond
+    elif rtol is _NOVALUE:
+        rc = 1e-15
+    elif rtol is None:
+        rc = max(m, n) * np.finfo(_cusolver.DTYPES[dt][1]).eps
+    else:
+        rc = rtol
+    if not a.size:
+        return _creation.zeros(a.shape[:-2] + (n, m), dt)
+    u, s, vh = svd(a, full_matrices=False)
+    smax = _rs.max(s, axis=-1, keepdims=True)
+    sinv = _cutoff_inverse(s, _ufunc.multiply(rc, smax))
+    scaled = _ufunc.multiply(_manip.expand_dims(sinv, -1), _ch(u))
+    return _matmul.matmul(_ch(vh), scaled)
+
+
+def lstsq(a, b, rcond=None):
+    """Least-squares solution of ``a @ x = b`` (numpy.linalg.lstsq), from
+    the SVD (numpy's LAPACK ``gelsd`` is SVD-based too).
+
+    Parameters
+    ----------
+    a : GPUArray, (M, N)
+    b : GPUArray, (M,) or (M, K)
+    rcond : float, optional
+        Singular values at most ``rcond * max(s)`` count as zero; default
+        ``eps * max(M, N)`` (numpy 2's).
+
+    Returns
+    -------
+    (x, residuals, rank, s)
+        ``x`` (N,) or (N, K); ``residuals`` the squared 2-norms of
+        ``b - a @ x`` per column ((K,), or (1,) for a 1-D ``b``) when
+        ``rank == N < M``, else empty; ``rank`` an int (read back); ``s``
+        the singular values.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For ``a`` or ``b`` that are not 2-D / 1-D as numpy requires, or
+        lengths that differ.
+    """
+    a = _prep(a, square=False)
+    b = b if isinstance(b, GPUArray) else _creation.asarray(b)
+    if len(a.shape) != 2:
+        raise _LinAlgError("%d-dimensional array given. Array must be "
+                           "two-dimensional" % len(a.shape))
+    if len(b.shape) not in (1, 2):
+        raise _LinAlgError("%d-dimensional array given. Array must be one or "
+                           "two-dimensional" % len(b.shape))
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise _LinAlgError("Incompatible dimensions")
+    dt = linalg_dtype(a.dtype, b.dtype)
+    rdt = _cusolver.DTYPES[dt][1]
+    vec = len(b.shape) == 1
+    b2 = b.reshape(m, 1) if vec else b
+    if not a.size or not b2.size:
+        return _on_host(np.linalg.lstsq, [(a.shape, dt), (b.shape, dt)],
+                        rcond=rcond)
+    if rcond is None:
+        rcond = np.finfo(rdt).eps * max(m, n)
+    u, s, vh = svd(a.astype(dt), full_matrices=False)
+    cut = _ufunc.multiply(rcond, _rs.max(s))
+    sinv = _cutoff_inverse(s, cut)
+    rank = int(_rs.count_nonzero(_ufunc.greater(s, cut)).get())
+    uhb = _matmul.matmul(_ch(u), b2.astype(dt))
+    x = _matmul.matmul(_ch(vh), _ufunc.multiply(_manip.expand_dims(sinv, -1), uhb))
+    if rank == n and m > n:
+        res = _matmul.matmul(a.astype(dt), x)
+        d = abs(_ufunc.subtract(b2.astype(dt), res))
+        resid = _rs.sum(_ufunc.multiply(d, d), axis=0)
+    else:
+        resid = _creation.empty_c((0,), rdt)
+    return (x.reshape(n) if vec else x), resid, rank, s
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """Rank of each matrix (numpy.linalg.matrix_rank): singular values
+    above ``tol`` (default ``max(s) * max(M, N) * eps``, or ``rtol *
+    max(s)``); for fewer than 2 dimensions, 1 unless every element is 0.
+
+    Returns
+    -------
+    GPUArray
+        int64 of shape ``A.shape[:-2]`` (0-d for one matrix).
+    """
+    A = A if isinstance(A, GPUArray) else _creation.asarray(A)
+    if len(A.shape) < 2:
+        return _rs.any(_ufunc.not_equal(A, 0)).astype(_I64)
+    if tol is not None and rtol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    s = svd(A, compute_uv=False)
+    m, n = A.shape[-2:]
+    if not s.size or not s.shape[-1]:
+        return _creation.zeros(A.shape[:-2], _I64)
+    smax = _rs.max(s, axis=-1, keepdims=True)
+    if tol is None:
+        rel = rtol if rtol is not None else max(m, n) * np.finfo(s.dtype).eps
+        tol = _ufunc.multiply(smax, rel)
+    elif isinstance(tol, GPUArray):
+        tol = _manip.expand_dims(tol, -1)
+    return _rs.count_nonzero(_ufunc.greater(s, tol), axis=-1).astype(_I64)
