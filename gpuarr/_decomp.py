@@ -304,22 +304,22 @@ def cholesky(a, /, *, upper=False):
     dt = linalg_dtype(a.dtype)
     if not a.size:
         return _creation.zeros(a.shape, dt)
-    # C-ordered, each matrix is A^T to cuSOLVER, whose upper triangle is
-    # A's lower one; its factor U (A^T = U^H U) read back C-ordered is U^T,
-    # the lower factor L of A
-    f = _c_copy(a, dt)
+    # the swapped copy: each matrix is A itself to cuSOLVER, whose LOWER
+    # factorization (faster than UPPER in cuSOLVER) reads A's lower
+    # triangle; its factor L, column-major, reads back C-ordered as L^T
+    f = _t_copy(a, dt)
     count, per = _mats(f)
     n = f.shape[-1]
     infos = _infos(count)
     for i in range(count):
-        _cusolver.potrf(dt, _cusolver.UPPER, n, f.ptr + i * per, n,
+        _cusolver.potrf(dt, _cusolver.LOWER, n, f.ptr + i * per, n,
                         infos.ptr + 4 * i)
     _raise_if(infos, count, "Matrix is not positive definite")
-    low = _rearrange.tril(f)
     if not upper:
-        return low
-    h = _ufunc.apply("conjugate", (low,)) if dt.kind == "c" else low
-    return _transfer.astype(_swap(h), dt, order="C")
+        return _rearrange.tril(_swap(f))
+    # U = L^H = conj(L^T)
+    h = _ufunc.apply("conjugate", (f,)) if dt.kind == "c" else f
+    return _rearrange.triu(h)
 
 
 def _eigh(a, UPLO, vectors):

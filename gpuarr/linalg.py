@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from . import _creation
+from . import _layout
 from . import _decomp
 from . import reduction as _red
 from . import reductions as _rs
@@ -200,7 +201,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return _matrix(x, ord, (0, 1), keepdims)
         raise ValueError("Improper number of dimensions to norm.")
     if isinstance(axis, tuple) and len(axis) == 2:
-        axes = _rs.normalize_axes(axis, nd)
+        # in the given order (row axis, column axis), not sorted
+        axes = tuple(_layout.normalize_axis(operator.index(k), nd) for k in axis)
         if axes[0] == axes[1]:
             raise ValueError("Duplicate axes given.")
         if ord is None or ord == "fro":

@@ -206,14 +206,16 @@ def test_lstsq_pinv_rank_cond_norms(dt):
     near(res1, wres1, t * 10)
     # rank-deficient: no residuals, numpy's minimum-norm solution
     d = rand((8, 3), dt) @ rand((3, 6), dt)
-    xd, resd, rankd, _ = la.lstsq(gpuarr.to_gpu(d), gpuarr.to_gpu(b[:8]))
-    wxd, wresd, wrankd, _ = np.linalg.lstsq(d, b[:8])
+    # an rcond well above float32's rounding of the zero singular values
+    xd, resd, rankd, _ = la.lstsq(gpuarr.to_gpu(d), gpuarr.to_gpu(b[:8]), rcond=1e-4)
+    wxd, wresd, wrankd, _ = np.linalg.lstsq(d, b[:8], rcond=1e-4)
     assert rankd == wrankd == 3 and resd.shape == wresd.shape
     near(xd, wxd, t * 100)
-    near(la.pinv(gpuarr.to_gpu(d)), np.linalg.pinv(d), t * 100)
+    near(la.pinv(gpuarr.to_gpu(d), rcond=1e-4), np.linalg.pinv(d, rcond=1e-4), t * 100)
     st = rand((2, 4, 7, 5), dt)
     near(la.pinv(gpuarr.to_gpu(st)), np.linalg.pinv(st), t * 10)
-    r = la.matrix_rank(gpuarr.to_gpu(np.stack([d[:6, :6], np.eye(6, dtype=dt)])))
+    r = la.matrix_rank(gpuarr.to_gpu(np.stack([d[:6, :6], np.eye(6, dtype=dt)])),
+                       rtol=1e-4)
     np.testing.assert_array_equal(r.get(), [3, 6])
     assert int(la.matrix_rank(gpuarr.to_gpu(np.zeros(4))).get()) == 0
     sq = well((6, 6), dt)
