@@ -39,7 +39,7 @@ from ._errors import RuntimeError as _GpuarrRuntimeError
 
 __all__ = ["CusolverNotFoundError", "CusolverError", "candidates", "load",
            "handle", "DTYPES", "LOWER", "UPPER", "getrf", "getrs", "potrf",
-           "geqrf", "orgqr", "syevd", "gesvd", "version", "reset",
+           "geqrf", "orgqr", "syevd", "gesvd", "gesvdj", "version", "reset",
            "LIBRARY_HINT", "STATUS_NAMES"]
 
 LIBRARY_HINT = ("install it with `pip install nvidia-cusolver` (CUDA 13, "
@@ -112,6 +112,15 @@ _SIGNATURES = {
                          _i32, _vp, _i64, _i32, _vp, _i32, _vp, _i64, _i32, _vp,
                          _i64, _i32, _vp, _sz, _vp, _sz, _vp),
 }
+_SIGNATURES["cusolverDnCreateGesvdjInfo"] = (_vp,)
+_SIGNATURES["cusolverDnDestroyGesvdjInfo"] = (_vp,)
+for _t in "SDCZ":
+    _SIGNATURES["cusolverDn%sgesvdj_bufferSize" % _t] = (
+        _vp, _i32, _i32, _i32, _i32, _vp, _i32, _vp, _vp, _i32, _vp, _i32,
+        ctypes.POINTER(ctypes.c_int), _vp)
+    _SIGNATURES["cusolverDn%sgesvdj" % _t] = (
+        _vp, _i32, _i32, _i32, _i32, _vp, _i32, _vp, _vp, _i32, _vp, _i32, _vp,
+        _i32, _vp, _vp)
 for _t, _name in (("S", "orgqr"), ("D", "orgqr"), ("C", "ungqr"), ("Z", "ungqr")):
     _SIGNATURES["cusolverDn%s%s_bufferSize" % (_t, _name)] = (
         _vp, _i32, _i32, _i32, _vp, _i32, _vp, ctypes.POINTER(ctypes.c_int))
@@ -201,14 +210,14 @@ class _Handle:
     """A context's cuSOLVER handle and parameters object, and the lock that
     serializes calls on them."""
 
-    __slots__ = ("ctx", "ptr", "params", "lock", "__weakref__")
+    __slots__ = ("ctx", "ptr", "params", "jacobi", "lock", "__weakref__")
 
     def __init__(self, ctx):
         lib = load()
         h, p = ctypes.c_void_p(), ctypes.c_void_p()
         _check(lib.cusolverDnCreate(ctypes.byref(h)), "cusolverDnCreate")
         self.ctx, self.ptr = ctx, h.value
-        self.params = 0
+        self.params = self.jacobi = 0
         self.lock = threading.Lock()
         _check(lib.cusolverDnCreateParams(ctypes.byref(p)),
                "cusolverDnCreateParams")
@@ -217,12 +226,15 @@ class _Handle:
     def __del__(self):
         ptr, self.ptr = getattr(self, "ptr", None), None
         params = getattr(self, "params", 0)
+        jacobi = getattr(self, "jacobi", 0)
         if ptr:
             lib = _memo.get("lib")
 
             def release():
                 if params:
                     lib.cusolverDnDestroyParams(params)
+                if jacobi:
+                    lib.cusolverDnDestroyGesvdjInfo(jacobi)
                 lib.cusolverDnDestroy(ptr)
             _percontext.release_in(self.ctx, release)
 
@@ -370,6 +382,33 @@ def gesvd(dtype, job, m, n, a, lda, s, u, ldu, vt, ldvt, info):
                                     s, t, u, ldu, t, vt, ldvt, t, ws.dptr,
                                     ws.dsize, ws.hptr, ws.hsize, info)
     _call("cusolverDnXgesvd", run)
+
+
+def gesvdj(dtype, vectors, econ, m, n, a, lda, s, u, ldu, v, ldv, info):
+    """SVD by one-sided Jacobi (``<t>gesvdj``, default tolerance and
+    sweeps) of the m x n column-major matrix at ``a`` (any m, n; destroyed):
+    singular values descending at ``s``; with ``vectors``, U (m x m, or m x
+    min(m, n) with ``econ``) and V itself (not V^H: n x n or n x min(m, n)).
+    ``info`` is min(m, n) + 1 when the iteration did not converge."""
+    letter = DTYPES[dtype][2]
+    name = "cusolverDn%sgesvdj" % letter
+    job = _EIG_VECTOR if vectors else _EIG_NOVECTOR
+
+    def run(lib, h):
+        if not h.jacobi:
+            p = ctypes.c_void_p()
+            _check(lib.cusolverDnCreateGesvdjInfo(ctypes.byref(p)),
+                   "cusolverDnCreateGesvdjInfo")
+            h.jacobi = p.value
+        lwork = ctypes.c_int()
+        _check(getattr(lib, name + "_bufferSize")(
+            h.ptr, job, int(econ), m, n, a, lda, s, u, ldu, v, ldv,
+            ctypes.byref(lwork), h.jacobi), name + "_bufferSize")
+        ws = _Work(max(lwork.value, 1) * dtype.itemsize, 0)
+        return getattr(lib, name)(h.ptr, job, int(econ), m, n, a, lda, s, u,
+                                  ldu, v, ldv, ws.dptr, lwork.value, info,
+                                  h.jacobi)
+    _call(name, run)
 
 
 def read_infos(ptr, count):

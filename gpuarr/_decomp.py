@@ -442,8 +442,10 @@ def qr(a, mode="reduced"):
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """Singular value decomposition of each matrix (numpy.linalg.svd),
-    cuSOLVER's ``gesvd``.
+    """Singular value decomposition of each matrix (numpy.linalg.svd):
+    cuSOLVER's one-sided Jacobi ``gesvdj`` (PyTorch's default driver),
+    and its QR-based ``gesvd`` (LAPACK's method) for a stack where Jacobi
+    does not converge.
 
     Parameters
     ----------
@@ -471,11 +473,56 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     a = _prep(a, square=False)
     dt = linalg_dtype(a.dtype)
     rdt = _cusolver.DTYPES[dt][1]
-    m, n = a.shape[-2:]
-    k = min(m, n)
     if not a.size:
         r = _on_host(np.linalg.svd, [(a.shape, dt)], full_matrices, compute_uv)
         return SVDResult(*r) if compute_uv else r
+    r = _svd_jacobi(a, dt, rdt, full_matrices, compute_uv)
+    if r is None:               # Jacobi did not converge: the QR-based SVD
+        r = _svd_qr(a, dt, rdt, full_matrices, compute_uv)
+    return SVDResult(*r) if compute_uv else r
+
+
+def _svd_jacobi(a, dt, rdt, full_matrices, compute_uv):
+    """The SVD by cuSOLVER's Jacobi ``gesvdj`` (PyTorch's default), or None
+    when it does not converge for some matrix of the stack."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    # the C-ordered copy is A^T to cuSOLVER: A^T = U' S V'^H, so numpy's
+    # U = conj(V') (read back transposed) and Vh = U'^T (read back as is)
+    f = _c_copy(a, dt)
+    count, per = _mats(f)
+    batch = a.shape[:-2]
+    s = _creation.empty_c(batch + (k,), rdt)
+    econ = not full_matrices
+    ku, kv = (k, k) if econ else (n, m)
+    if compute_uv:
+        ub = _creation.empty_c(batch + (ku, n), dt)      # U' column-major
+        vb = _creation.empty_c(batch + (kv, m), dt)      # V' column-major
+    infos = _infos(count)
+    isz = dt.itemsize
+    for i in range(count):
+        uptr = ub.ptr + i * ku * n * isz if compute_uv else 0
+        vptr = vb.ptr + i * kv * m * isz if compute_uv else 0
+        _cusolver.gesvdj(dt, compute_uv, econ, n, m, f.ptr + i * per, n,
+                         s.ptr + i * k * rdt.itemsize, uptr, n, vptr, m,
+                         infos.ptr + 4 * i)
+    vals = _cusolver.read_infos(infos.ptr, count)
+    if (vals < 0).any():
+        raise RuntimeError("cuSOLVER reported an invalid argument (info %d)"
+                           % int(vals[vals < 0][0]))
+    if (vals > 0).any():
+        return None
+    if not compute_uv:
+        return s
+    v = _ufunc.apply("conjugate", (vb,)) if dt.kind == "c" else vb
+    return _transfer.astype(_swap(v), dt, order="C"), s, ub
+
+
+def _svd_qr(a, dt, rdt, full_matrices, compute_uv):
+    """The SVD by cuSOLVER's QR-based ``gesvd`` (numpy's LAPACK routine's
+    method), for matrices where Jacobi does not converge."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
     wide = n >= m
     # gesvd needs rows >= columns: for a wide matrix the C-ordered copy
     # (A^T to cuSOLVER: A^T = U' S V'^H, so U = V'^T and Vh = U'^T, both
@@ -503,9 +550,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return s
     if wide:
-        return SVDResult(vb, s, ub)
-    return SVDResult(_transfer.astype(_swap(ub), dt, order="C"), s,
-                     _transfer.astype(_swap(vb), dt, order="C"))
+        return vb, s, ub
+    return (_transfer.astype(_swap(ub), dt, order="C"), s,
+            _transfer.astype(_swap(vb), dt, order="C"))
 
 
 # ---------------------------------------------------------------------------
