@@ -444,8 +444,8 @@ def qr(a, mode="reduced"):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition of each matrix (numpy.linalg.svd):
     cuSOLVER's one-sided Jacobi ``gesvdj`` (PyTorch's default driver),
-    and its QR-based ``gesvd`` (LAPACK's method) for a stack where Jacobi
-    does not converge.
+    and its QR-based ``gesvd`` (LAPACK's method) for the values alone and
+    for a stack where Jacobi does not converge.
 
     Parameters
     ----------
@@ -476,7 +476,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not a.size:
         r = _on_host(np.linalg.svd, [(a.shape, dt)], full_matrices, compute_uv)
         return SVDResult(*r) if compute_uv else r
-    r = _svd_jacobi(a, dt, rdt, full_matrices, compute_uv)
+    # values alone: the QR-based gesvd (gesvdj without vectors, given null
+    # U and V, made an illegal access with cuSOLVER 12.0 on the H200)
+    r = _svd_jacobi(a, dt, rdt, full_matrices, True) if compute_uv else None
     if r is None:               # Jacobi did not converge: the QR-based SVD
         r = _svd_qr(a, dt, rdt, full_matrices, compute_uv)
     return SVDResult(*r) if compute_uv else r
@@ -484,7 +486,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def _svd_jacobi(a, dt, rdt, full_matrices, compute_uv):
     """The SVD by cuSOLVER's Jacobi ``gesvdj`` (PyTorch's default), or None
-    when it does not converge for some matrix of the stack."""
+    when it does not converge for some matrix of the stack (``compute_uv``
+    must be True: see :func:`svd`)."""
     m, n = a.shape[-2:]
     k = min(m, n)
     # the C-ordered copy is A^T to cuSOLVER: A^T = U' S V'^H, so numpy's
