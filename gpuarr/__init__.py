@@ -70,7 +70,9 @@ _STATISTICS = (
     ("gpuarr._histograms", ("bincount", "digitize", "histogram")),
     ("gpuarr._quantiles", ("quantile", "percentile", "median")),
     ("gpuarr._matmul", ("matmul", "tensordot")),
-    ("gpuarr._contract", ("einsum", "outer", "kron")))
+    ("gpuarr._contract", ("einsum", "outer", "kron")),
+    ("gpuarr._nanstats", ("nanmean", "nanvar", "nanstd", "nanprod",
+                          "nanargmax", "nanargmin")))
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",

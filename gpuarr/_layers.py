@@ -132,6 +132,8 @@ LAYERS = {
     "gpuarr._decomp": (5, "numpy.linalg's solvers and factorizations on "
                           "cuSOLVER; lstsq, pinv, matrix_rank"),
     "gpuarr._contract": (5, "einsum, outer, kron, multi_dot, matrix_power"),
+    "gpuarr._nanstats": (5, "nanmean, nanvar, nanstd, nanprod, nanargmax, "
+                            "nanargmin"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "
