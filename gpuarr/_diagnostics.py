@@ -124,6 +124,19 @@ def _compiler():
     return out
 
 
+def _libraries():
+    """The file each run-time library would be loaded from (found by path,
+    not loaded: the dynamic loader's own search comes at first use)."""
+    from . import _blas, _curand, _cusolver
+    out = {}
+    for name, mod, use in (("cuBLAS", _blas, "matrix products"),
+                           ("cuSOLVER", _cusolver, "numpy.linalg"),
+                           ("cuRAND", _curand, "Sobol tables")):
+        found = next((p for p in mod.candidates() if os.path.isfile(p)), None)
+        out[name] = {"path": found, "for": use, "hint": mod.LIBRARY_HINT}
+    return out
+
+
 def _cache():
     s = _config.settings
     d = os.path.join(s.cache_dir, "kernels")
@@ -170,7 +183,9 @@ def info():
         device: name, compute capability, memory in bytes, PCI bus id, the
         memory pool gpuarr gives it), ``compiler`` (the one selected, NVRTC's
         path and version, nvcc's path, the include directories given to
-        NVRTC), ``cache`` (directory, file count and bytes) and
+        NVRTC), ``libraries`` (cuBLAS, cuSOLVER, cuRAND: the file each
+        would be loaded from, or None, and how to install it; found by
+        path, not loaded), ``cache`` (directory, file count and bytes) and
         ``settings`` (every ``GPUARR_*`` variable and ``CUDA_DEVICE``). A
         section that could not be gathered holds ``error`` (and
         ``advice``) instead. ``ok`` is True when a device and a compiler
@@ -183,6 +198,7 @@ def info():
     else:
         out["devices"] = _section(_devices)
     out["compiler"] = _section(_compiler)
+    out["libraries"] = _section(_libraries)
     out["cache"] = _section(_cache)
     out["settings"] = _section(_settings)
     devs = out["devices"]
@@ -236,6 +252,14 @@ def _lines(rep):
             "toolkit or NVIDIA's header wheels for cuda_fp16.h and others)")
     else:
         yield "compiler: %s" % c.get("error")
+    libs = rep.get("libraries", {})
+    for name, lib in libs.items() if "error" not in libs else ():
+        if lib["path"]:
+            yield "%s (%s): %s" % (name, lib["for"], lib["path"])
+        else:
+            yield ("%s (%s): not found in NVIDIA's wheels or the toolkit (the "
+                   "loader's path is tried at first use); %s"
+                   % (name, lib["for"], lib["hint"]))
     k = rep["cache"]
     if "directory" in k:
         yield "kernel cache: %s (%s), %d files, %s" % (

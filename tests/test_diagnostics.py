@@ -51,6 +51,24 @@ def test_no_driver_json_report(tmp_path):
     assert rep["versions"]["numpy"] == numpy.__version__
 
 
+def test_run_time_libraries_reported(tmp_path):
+    env = _no_driver_env(tmp_path)
+    env["CUDA_PATH"] = str(tmp_path / "toolkit")
+    lib64 = tmp_path / "toolkit" / "lib64"
+    lib64.mkdir(parents=True)
+    (lib64 / "libcusolver.so.12").write_bytes(b"")
+    rep = json.loads(_run(["--json"], env).stdout)
+    libs = rep["libraries"]
+    assert set(libs) == {"cuBLAS", "cuSOLVER", "cuRAND"}
+    if not any("nvidia" in (libs[k]["path"] or "") for k in libs):
+        assert libs["cuSOLVER"]["path"] == str(lib64 / "libcusolver.so.12")
+    for lib in libs.values():
+        assert "pip install nvidia-" in lib["hint"]
+    text = _run([], env).stdout
+    line = [l for l in text.splitlines() if l.startswith("cuBLAS (matrix products): ")]
+    assert line and (libs["cuBLAS"]["path"] or "pip install nvidia-cublas") in line[0]
+
+
 def test_cache_size_counted(tmp_path):
     env = _no_driver_env(tmp_path)
     kernels = tmp_path / "cache" / "kernels" / "ab"
