@@ -29,11 +29,11 @@ in float64.
 
 import collections
 import contextvars
-import os
 import threading
 
 import numpy as np
 
+from . import _cublas
 from . import _percontext
 from . import _toolchain
 from . import tools as _tools
@@ -136,29 +136,19 @@ def load():
     path = _memo.get("path")
     if path is not None:
         return path
-    from . import _cublas
     with _lock:
         path = _memo.get("path")
         if path is not None:
             return path
-        failures, loader = [], []
-        found = [p for p in candidates() if os.path.isfile(p)]
-        for p in found + list(_SONAMES):
-            try:
-                _cublas.open_library(p)
-            except OSError as exc:
-                (failures if os.sep in p else loader).append("%s: %s" % (p, exc))
-                continue
-            path = p
-            break
-        if path is None:
-            why = ("; found but not loadable: " + "; ".join(failures)
-                   if failures else "")
+        try:
+            _, path = _toolchain.open_first(candidates(), _SONAMES,
+                                            _cublas.open_library)
+        except LookupError as exc:
             raise CublasNotFoundError(
                 "the cuBLAS library (libcublas.so.13) was not found in the "
                 "nvidia-cublas wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s (the loader "
-                "said: %s); %s" % (why, "; ".join(loader), LIBRARY_HINT))
+                "/usr/local/cuda/lib64 or the loader's path%s; %s"
+                % (exc, LIBRARY_HINT)) from None
         _memo["path"] = path
         return path
 
@@ -178,7 +168,6 @@ class _Handle:
 
     def __init__(self, ctx):
         load()
-        from . import _cublas
         st, ptr = _cublas.create()
         check(st, "cublasCreate_v2")
         self.ctx = ctx
@@ -190,7 +179,6 @@ class _Handle:
     def use(self, stream):
         """Point the handle at ``stream`` (None: the legacy default
         stream) and that stream's workspace; call with the lock held."""
-        from . import _cublas
         key = 0 if stream is None else stream.handle
         if key == self.stream:
             return
@@ -211,8 +199,7 @@ class _Handle:
     def __del__(self):
         ptr, self.ptr = getattr(self, "ptr", 0), 0
         if ptr:
-            from . import _cublas
-            _percontext.release_in(self.ctx, lambda: _cublas.destroy(ptr))
+                _percontext.release_in(self.ctx, lambda: _cublas.destroy(ptr))
 
 
 handle = _percontext.state(_Handle, "handle", """\
@@ -230,7 +217,6 @@ gpuarr.driver.InvalidContextError
 def version():
     """cuBLAS's version (``cublasGetVersion``, e.g. 130100), through the
     current context's handle."""
-    from . import _cublas
     h = handle()
     st, v = _cublas.get_version(h.ptr)
     check(st, "cublasGetVersion_v2")
@@ -297,7 +283,6 @@ def gemm(dtype, transa, transb, m, n, k, a, lda, b, ldb, c, ldc,
     ------
     CublasNotFoundError, CublasError
     """
-    from . import _cublas
     dt, compute, _ = GEMM_DTYPES[dtype]
     if compute == _COMPUTE_32F and dt == _R_32F and _tf32.get():
         compute = _COMPUTE_32F_FAST_TF32

@@ -317,7 +317,7 @@ def _path(subscripts, ops, optimize):
     if n == 1:
         return [(0,)]
     if optimize is False:
-        return [(0, 1)] + [(0, 1)] * (n - 2)
+        return [(0, 1)] * (n - 1)
     if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
         return [tuple(s) for s in optimize[1:]]
     dummies = [np.lib.stride_tricks.as_strided(np.zeros(1, x.dtype), x.shape,

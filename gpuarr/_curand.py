@@ -125,24 +125,14 @@ def load():
         lib = _memo.get("lib")
         if lib is not None:
             return lib
-        failures, loader = [], []
-        paths = [p for p in candidates() if os.path.isfile(p)]
-        for path in paths + list(_SONAMES):
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError as exc:
-                (failures if os.sep in path else loader).append(
-                    "%s: %s" % (path, exc))
-                continue
-            break
-        if lib is None:
-            why = ("; found but not loadable: " + "; ".join(failures)
-                   if failures else "")
+        try:
+            lib, _ = _toolchain.open_first(candidates(), _SONAMES, ctypes.CDLL)
+        except LookupError as exc:
             raise CurandNotFoundError(
                 "the cuRAND library (libcurand.so.10) was not found in the "
                 "nvidia-curand wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s (the loader "
-                "said: %s); %s" % (why, "; ".join(loader), LIBRARY_HINT))
+                "/usr/local/cuda/lib64 or the loader's path%s; %s"
+                % (exc, LIBRARY_HINT)) from None
         ptr = ctypes.POINTER(ctypes.c_void_p)
         for name, args in (("curandGetVersion", (ctypes.POINTER(ctypes.c_int),)),
                            ("curandGetDirectionVectors32", (ptr, ctypes.c_int)),

@@ -26,7 +26,6 @@ cuBLAS, cuSPARSE and nvJitLink wheels beside it), then the toolkit's
 """
 
 import ctypes
-import os
 import threading
 
 import numpy as np
@@ -167,23 +166,14 @@ def load():
         lib = _memo.get("lib")
         if lib is not None:
             return lib
-        failures, loader = [], []
-        found = [p for p in candidates() if os.path.isfile(p)]
-        for p in found + list(_SONAMES):
-            try:
-                lib = ctypes.CDLL(p)
-            except OSError as exc:
-                (failures if os.sep in p else loader).append("%s: %s" % (p, exc))
-                continue
-            break
-        if lib is None:
-            why = ("; found but not loadable: " + "; ".join(failures)
-                   if failures else "")
+        try:
+            lib, _ = _toolchain.open_first(candidates(), _SONAMES, ctypes.CDLL)
+        except LookupError as exc:
             raise CusolverNotFoundError(
                 "the cuSOLVER library (libcusolver.so.12) was not found in the "
                 "nvidia-cusolver wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s (the loader "
-                "said: %s); %s" % (why, "; ".join(loader), LIBRARY_HINT))
+                "/usr/local/cuda/lib64 or the loader's path%s; %s"
+                % (exc, LIBRARY_HINT)) from None
         for name, args in _SIGNATURES.items():
             fn = getattr(lib, name)
             fn.argtypes = args

@@ -101,12 +101,18 @@ def _infos(count):
     return _creation.empty_c((max(count, 1),), _I32)
 
 
-def _raise_if(infos, count, message, negative_ok=False):
+def _read_infos(infos, count):
+    """The stack's infos (one read back); a negative one (an argument
+    cuSOLVER refused) raises RuntimeError."""
     vals = _cusolver.read_infos(infos.ptr, count)
     if (vals < 0).any():
         raise RuntimeError("cuSOLVER reported an invalid argument (info %d)"
                            % int(vals[vals < 0][0]))
-    if (vals > 0).any():
+    return vals
+
+
+def _raise_if(infos, count, message):
+    if (_read_infos(infos, count) > 0).any():
         raise _LinAlgError(message)
 
 
@@ -218,7 +224,7 @@ def inv(a):
     return solve(a, _manip.broadcast_to(eye, a.shape))
 
 
-def _lu_diag(lu, count):
+def _lu_diag(lu):
     n = lu.shape[-1]
     isz = lu.dtype.itemsize
     return lu._view(lu.shape[:-1], lu.strides[:-2] + ((n + 1) * isz,), 0)
@@ -248,7 +254,7 @@ def det(a):
     if not a.shape[-1] or not a.size:
         return _on_host(np.linalg.det, [(a.shape, dt)])
     lu, piv, infos, count = _lu(a, dt)
-    d = _rs.prod(_lu_diag(lu, count), axis=-1)
+    d = _rs.prod(_lu_diag(lu), axis=-1)
     return _ufunc.multiply(d, _pivot_sign(piv, dt))
 
 
@@ -268,7 +274,7 @@ def slogdet(a):
     if not a.shape[-1] or not a.size:
         return _on_host(np.linalg.slogdet, [(a.shape, dt)])
     lu, piv, infos, count = _lu(a, dt)
-    d = _lu_diag(lu, count)
+    d = _lu_diag(lu)
     mag = abs(d)
     logabs = _rs.sum(_ufunc.apply("log", (mag,)), axis=-1)
     if dt.kind == "c":
@@ -509,11 +515,7 @@ def _svd_jacobi(a, dt, rdt, full_matrices, compute_uv):
         _cusolver.gesvdj(dt, compute_uv, econ, n, m, f.ptr + i * per, n,
                          s.ptr + i * k * rdt.itemsize, uptr, n, vptr, m,
                          infos.ptr + 4 * i)
-    vals = _cusolver.read_infos(infos.ptr, count)
-    if (vals < 0).any():
-        raise RuntimeError("cuSOLVER reported an invalid argument (info %d)"
-                           % int(vals[vals < 0][0]))
-    if (vals > 0).any():
+    if (_read_infos(infos, count) > 0).any():
         return None
     if not compute_uv:
         return s

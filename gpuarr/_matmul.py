@@ -350,14 +350,18 @@ def matrix_product(c, a, b, stream=None):
         _blas.gemm(c.dtype, opb, opa, n, m, k, b.ptr, ldb, a.ptr, lda, c.ptr,
                    n, inner, ib, ia, ic, stream)
         return
-    for idx in np.ndindex(*mshape[:-1]):
-        oa = sum(i * s for i, s in zip(idx, msa))
-        ob = sum(i * s for i, s in zip(idx, msb))
-        oc = sum(i * s for i, s in zip(idx, msc))
+    for oa, ob, oc in _outer_offsets(mshape, msa, msb, msc):
         # column-major C^T (n x m) = op(B)^T-side times op(A)^T-side
         _blas.gemm(c.dtype, opb, opa, n, m, k, b.ptr + ob * isz, ldb,
                    a.ptr + oa * isz, lda, c.ptr + oc * isz, n, inner, ib, ia,
                    ic, stream)
+
+
+def _outer_offsets(mshape, *strides):
+    """Element offsets of each operand for every index of the merged batch
+    dimensions but the last (which one batched call covers)."""
+    for idx in np.ndindex(*mshape[:-1]):
+        yield tuple(sum(i * s for i, s in zip(idx, st)) for st in strides)
 
 
 def _merged(batch, sa, sb, sc):
@@ -389,10 +393,7 @@ def _int_product(c, a, b, batch, stream):
                              (last[0], ar, ac), (last[1], br, bc),
                              (last[2], n, 1))
     fn = _jk.function(spec)
-    for idx in np.ndindex(*mshape[:-1]):
-        oa = sum(i * s for i, s in zip(idx, msa))
-        ob = sum(i * s for i, s in zip(idx, msb))
-        oc = sum(i * s for i, s in zip(idx, msc))
+    for oa, ob, oc in _outer_offsets(mshape, msa, msb, msc):
         fn.prepared_async_call(spec.grid, spec.block, stream,
                                a.ptr + oa * isz, b.ptr + ob * isz,
                                c.ptr + oc * isz, *spec.tail)

@@ -281,7 +281,9 @@ def _check_out(out, shape, dt):
 def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
     """Dot product (PyCUDA's ``gpuarray.dot``, numpy's ``dot`` semantics)
     of two vectors, or of an N-D array and a vector (over ``a``'s last
-    axis); 0-d operands multiply.
+    axis); 0-d operands multiply.  Without ``dtype``, ``stream`` and
+    ``allocator`` this is :func:`gpuarr.dot`, matrix products included
+    (cuBLAS).
 
     Parameters
     ----------
@@ -306,7 +308,9 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
     ValueError
         For misaligned shapes (numpy's message) or an unacceptable ``out``.
     NotImplementedError
-        For two arrays of 2 or more dimensions (numpy's matrix product;
+        For a ``b`` of 2 or more dimensions with ``dtype``, ``stream`` or
+        ``allocator`` given (the matrix product takes none of them: call
+        without, or :func:`gpuarr.matmul` with ``dtype=``/``stream=``;
         PyCUDA's sum of ``a * b`` over every element is ``vdot`` for real
         arrays).
     """
@@ -338,9 +342,10 @@ def dot(a, b, dtype=None, stream=None, allocator=None, *, out=None):
         return out
     if len(b.shape) != 1:
         raise NotImplementedError(
-            "gpuarr.gpuarray.dot supports vector . vector and N-D . vector "
-            "(numpy's matrix products need GEMM); for PyCUDA's sum of a*b "
-            "over every element use vdot")
+            "gpuarr.gpuarray.dot with dtype=, stream= or allocator= supports "
+            "vector . vector and N-D . vector; for matrix products call it "
+            "without them (numpy's dot) or use gpuarr.matmul(a, b, dtype=, "
+            "stream=); for PyCUDA's sum of a*b over every element use vdot")
     _layout.check_vector_product(a.shape, b.shape)
     nd = len(a.shape)
     kshape = a.shape[:-1]

@@ -111,6 +111,33 @@ def library_candidates(wheel_libs, sonames):
     return out
 
 
+def open_first(paths, sonames, opener):
+    """Open a run-time library: ``opener(p)`` for each of ``paths`` that
+    exists, then for each bare soname (the dynamic loader's search), until
+    one does not raise OSError.
+
+    Returns
+    -------
+    (object, str)
+        What ``opener`` returned, and the path or soname opened.
+
+    Raises
+    ------
+    LookupError
+        When none opens; its message says which found files would not load
+        and what the loader said, to follow "... or the loader's path" in
+        the caller's error.
+    """
+    failures, loader = [], []
+    for p in [p for p in paths if os.path.isfile(p)] + list(sonames):
+        try:
+            return opener(p), p
+        except OSError as exc:
+            (failures if os.sep in p else loader).append("%s: %s" % (p, exc))
+    why = "; found but not loadable: " + "; ".join(failures) if failures else ""
+    raise LookupError("%s (the loader said: %s)" % (why, "; ".join(loader)))
+
+
 #: Include directories of NVIDIA's header wheels under ``nvidia/``: the
 #: CUDA 13 wheels share ``cu13/include`` (CCCL in ``cu13/include/cccl``);
 #: the CUDA 12 ones have one directory each.

@@ -144,8 +144,7 @@ def cond(x, p=None):
     if p is None or p == 2 or p == -2:
         s = _decomp.svd(x, compute_uv=False)
         hi, lo = s[..., 0], s[..., -1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return hi / lo if p != -2 else lo / hi
+        return hi / lo if p != -2 else lo / hi
     if x.shape[-1] != x.shape[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be "
                                     "square")

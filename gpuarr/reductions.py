@@ -653,6 +653,14 @@ def _inner_last(name, a, b, out):
     return w
 
 
+def _not_aligned(ashape, bshape, bdim):
+    """numpy's ValueError of dot/inner: ``a``'s last axis against axis
+    ``bdim`` of ``b``."""
+    return ValueError("shapes %s and %s not aligned: %d (dim %d) != %d (dim %d)"
+                      % (_layout.shape_str(ashape), _layout.shape_str(bshape),
+                         ashape[-1], len(ashape) - 1, bshape[bdim], bdim))
+
+
 def dot(a, b, out=None):
     """Dot product (``numpy.dot``): of vectors, matrices, and N-D arrays.
 
@@ -685,11 +693,7 @@ def dot(a, b, out=None):
     if len(b.shape) == 1:
         return _inner_last("dot", a, b, out)
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != %d "
-                         "(dim %d)" % (_layout.shape_str(a.shape),
-                                       _layout.shape_str(b.shape), a.shape[-1],
-                                       len(a.shape) - 1, b.shape[-2],
-                                       len(b.shape) - 2))
+        raise _not_aligned(a.shape, b.shape, len(b.shape) - 2)
     res = _dot_dtype("dot", np.dot, a.dtype, b.dtype)
     shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
     _check_dot_out(out, shape, res)
@@ -719,11 +723,7 @@ def inner(a, b):
     if len(a.shape) == 0 or len(b.shape) == 0:
         return _ufunc.multiply(a, b)
     if a.shape[-1] != b.shape[-1]:
-        raise ValueError("shapes %s and %s not aligned: %d (dim %d) != "
-                         "%d (dim %d)" % (_layout.shape_str(a.shape),
-                                          _layout.shape_str(b.shape), a.shape[-1],
-                                          len(a.shape) - 1, b.shape[-1],
-                                          len(b.shape) - 1))
+        raise _not_aligned(a.shape, b.shape, len(b.shape) - 1)
     if len(b.shape) == 1:
         return _inner_last("inner", a, b, None)
     if len(a.shape) == 1:
