@@ -97,6 +97,7 @@ for _mod, _names in (("numpy", _NUMPY_TYPES), ("gpuarr.gpuarray", _GPUARRAY),
 _NAMES["bool"] = ("numpy", "bool_")         # numpy-style dtype alias
 _NAMES["ndarray"] = ("gpuarr.gpuarray", "GPUArray")
 _NAMES["show_config"] = ("gpuarr._diagnostics", "show_config")
+_NAMES["fuse"] = ("gpuarr._fusion", "fuse")
 del _mod, _names, _n
 
 #: submodules reachable as attributes (``gpuarr.cumath.sin``) without an

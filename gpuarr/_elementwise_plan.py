@@ -25,6 +25,7 @@ see ``docs/kernels.md``):
 from . import _dtypes, _layout
 from ._kernelspec import KernelSpec
 from .kernels.ops import get_op
+from .kernels.program import Program
 
 __all__ = ["plan_spec", "BLOCK", "GRID_MAX"]
 
@@ -62,11 +63,15 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
     """Choose the kernel path and parameters for one elementwise launch.
 
     Parameters are those of :func:`run_elementwise` after resolution;
+    ``op`` may also be a fused :class:`~gpuarr.kernels.program.Program`
+    (``loop_in`` then holds its inputs' dtypes, ``op_out`` its results');
     ``nsm`` is the device's multiprocessor count.  Returns a
     :class:`KernelSpec`; pure Python, used by the tests to render and
     compile every path without a GPU.
     """
-    op = get_op(op)
+    program = op if isinstance(op, Program) else None
+    if program is None:
+        op = get_op(op)
     nout = len(outputs)
     arrays = [a for a in outputs] + [x for x, s in zip(inputs, scalar) if not s]
     # operand descriptors: outputs first, then inputs, in argument order
@@ -242,7 +247,8 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
     chars = "".join(chars) + ich * len(tparams)
     spec = KernelSpec("elementwise.cu.mako")
     spec.path = path
-    spec.kkey = (path, op.name, tuple(in_dts), tuple(scalar), tuple(loop_in),
+    spec.kkey = (path, op.name if program is None else program.key,
+                 tuple(in_dts), tuple(scalar), tuple(loop_in),
                  tuple(out_dts), itype, kshape)
     spec.name = "gpuarr_%s_%s" % (path, op.name)
     spec.render_kw = dict(
@@ -250,7 +256,8 @@ def plan_spec(op, loop_in, op_out, outputs, inputs, scalar, shape, nsm=132):
         preamble="", ops=ops_desc,
         apply=dict(op=op.name, in_dts=tuple(in_dts), scalar=tuple(scalar),
                    loop_in=tuple(loop_in), res_dt=op_out[0],
-                   res_dts=tuple(op_out), out_dts=tuple(out_dts)),
+                   res_dts=tuple(op_out), out_dts=tuple(out_dts),
+                   program=program),
         ndim=ndim, operation="", loop_prep="",
         after_loop="", dense=False, aligned=[], **extra)
     spec.chars = chars

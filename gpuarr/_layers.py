@@ -47,6 +47,8 @@ LAYERS = {
                             "where the index dimensions go"),
     "gpuarr.kernels": (0, "rendering the Mako templates"),
     "gpuarr.kernels.ops": (0, "the built-in elementwise operations' table"),
+    "gpuarr.kernels.program": (0, "fused programs: built-in operations as "
+                                  "steps of one kernel body"),
     "gpuarr._cuda": (1, "cuda.h's types and entry points, declared by hand "
                         "(Cython)"),
     "gpuarr._driver": (1, "libcuda loaded at run time, every handle, launch"),
@@ -103,6 +105,8 @@ LAYERS = {
                                "unique's compaction"),
     "gpuarr._matmulkernels": (4, "the integer and bool matrix-product "
                                  "kernel"),
+    "gpuarr._fusedkernels": (4, "launching fused programs through the "
+                                "elementwise planner"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
@@ -134,6 +138,10 @@ LAYERS = {
     "gpuarr._contract": (5, "einsum, outer, kron, multi_dot, matrix_power"),
     "gpuarr._nanstats": (5, "nanmean, nanvar, nanstd, nanprod, nanargmax, "
                             "nanargmin"),
+    "gpuarr._fusiontrace": (5, "gpuarr.fuse's tracing: the stand-in "
+                               "values and the steps they record"),
+    "gpuarr._fusion": (5, "gpuarr.fuse: traces per signature, one kernel "
+                          "per call"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "

@@ -254,7 +254,7 @@ def _group_axes(shape, in_estr, out_estr, axes, commutative):
 
 
 def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
-                user=None, gathers=(), index_mode=None):
+                user=None, gathers=(), index_mode=None, fused=None):
     """Choose the path and parameters of one reduction launch.
 
     Parameters
@@ -288,6 +288,12 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
         For the subset reductions, one of :data:`INDEX_MODES`: ``"raise"``
         wraps negative indices once (the caller checked the bounds),
         ``"wrap"`` takes them modulo the length, ``"clip"`` clamps them.
+    fused : gpuarr.kernels.program.Program, optional
+        A fused program of one output: ``op`` (a one-input reduction of
+        :data:`OPS`) reduces its value.  The program reads the ``inputs``'
+        elements as its first inputs and scalar kernel parameters (after
+        the inputs' pointers, of the dtypes ``fused.in_dtypes`` gives) as
+        the rest.
 
     Returns
     -------
@@ -303,7 +309,15 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     if tuple(out.shape) != kept_shape:
         raise ValueError("output of shape %s where %s was expected"
                          % (tuple(out.shape), kept_shape))
-    if user is None:
+    map_dts = tuple(x.dtype for x in inputs)
+    if fused is not None:
+        nin, commutative = len(inputs), OPS[op][1]
+        if OPS[op][0] != 1 or op in SUBSET_OPS or OPS[op][2] or \
+                len(fused.outputs) != 1:
+            raise ValueError("a fused program feeds one-input reductions")
+        map_dts = fused.out_dtypes
+        types = op_dtypes(op, map_dts, ct, aux_dt)
+    elif user is None:
         nin, commutative, _ = OPS[op]
         if (op in SUBSET_OPS) != bool(gathers) or (
                 gathers and (len(gathers) != SUBSET_OPS[op]
@@ -446,22 +460,36 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
     if user is None:
         in_dts = tuple(x.dtype for x in inputs)
         name = "gpuarr_%s_%s" % (op, path)
-        kw = dict(mode="values", op=op, in_dts=in_dts,
+        kw = dict(mode="values", op=op, in_dts=in_dts, map_dts=map_dts,
                   inputs=[(_dtypes.ctype(d), "in%d" % k)
                           for k, d in enumerate(in_dts)],
                   user_args=[], user_map="", user_neutral="", user_reduce="",
-                  preamble="")
+                  preamble="", fused=fused, fused_scalars=[])
+        fkey = None
+        schars = ""
+        if fused is not None:
+            name = "gpuarr_fused_%s_%s" % (op, path)
+            for k, dt in enumerate(fused.in_dtypes[nin:]):
+                if dt.kind == "f" and dt.itemsize == 2:
+                    kw["fused_scalars"].append(("float", "ga_s%d" % k))
+                    schars += "f"
+                else:
+                    kw["fused_scalars"].append((_dtypes.reg_ctype(dt),
+                                                "ga_s%d" % k))
+                    schars += dt.char
+            fkey = fused.key
         gdts = tuple(g.dtype for g in gathers)
         kw.update(gathers=[(_dtypes.ctype(d), d) for d in gdts],
                   index_mode=index_mode)
         nptr = nin + len(gdts) + (1 if types.aux_dt is not None else 0)
-        chars = "P" * (1 + nptr)
+        chars = "P" * (1 + nptr) + schars
         spec.kkey = (op, in_dts, ct, aux_dt, out_dt, path, itype, G, V, U,
-                     nacc, kdim, rdim, rcontig, gdts, index_mode)
+                     nacc, kdim, rdim, rcontig, gdts, index_mode, fkey)
     else:
         name = user["name"]
         in_dts = ()
-        kw = dict(mode="user", op=None, in_dts=(), inputs=[],
+        kw = dict(mode="user", op=None, in_dts=(), map_dts=(), inputs=[],
+                  fused=None, fused_scalars=[],
                   user_args=user["args"], user_map=user["map"],
                   user_neutral=user["neutral"], user_reduce=user["reduce"],
                   preamble=user["preamble"], gathers=[], index_mode=None)

@@ -109,6 +109,16 @@ def _as_operand(x):
     raise Unsupported(t)
 
 
+def _traced(args):
+    """The recording hook of the first operand that a traced fused function
+    (:func:`gpuarr.fuse`) holds, or None."""
+    for x in args:
+        hook = getattr(x, "_gpuarr_fused_apply", None)
+        if hook is not None:
+            return hook
+    return None
+
+
 def _key(x):
     t = type(x)
     if t in _WEAK:
@@ -175,9 +185,14 @@ def apply(op, args, out=None, stream=None, casting="same_kind", loop=None):
             res = _fast(op, args, stream)
             if res is not None:
                 return res
-    ops = []
-    for x in args:
-        ops.append(_as_operand(x))
+    try:
+        ops = [_as_operand(x) for x in args]
+    except Unsupported:
+        # a value of a function gpuarr.fuse is tracing records the step
+        hook = _traced(args)
+        if hook is None:
+            raise
+        return hook(op, args, out, loop)
     loop, outs = _resolve(op, ops) if loop is None else loop
     shapes = [x.shape for x in ops if type(x) is GPUArray]
     if not shapes:
@@ -262,7 +277,13 @@ def apply_outputs(op, args, out=None, stream=None):
         ``out`` that is no tuple of the right length (numpy's message), an
         output of another shape or that the result cannot be cast to.
     """
-    ops = [_as_operand(x) for x in args]
+    try:
+        ops = [_as_operand(x) for x in args]
+    except Unsupported:
+        hook = _traced(args)
+        if hook is None:
+            raise
+        return hook(op, args, out)
     loop, res = _resolve(op, ops)
     shapes = [x.shape for x in ops if type(x) is GPUArray]
     if not shapes:

@@ -32,7 +32,8 @@ from ._kernelspec import KernelSpec, compile_function  # noqa: F401
 from .kernels import render
 from .kernels.ops import get_op, COMPARISONS, OPS
 
-__all__ = ["resolve", "run_elementwise", "ElementwiseKernel", "VectorArg",
+__all__ = ["resolve", "run_elementwise", "out_of_range_comparison",
+           "ElementwiseKernel", "VectorArg",
            "ScalarArg", "get_elwise_kernel", "clear_cache"]
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -471,6 +472,31 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
     plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
 
 
+def out_of_range_comparison(op, value_first, big):
+    """numpy 2's answer to comparing every element of an integer array with
+    a Python int outside the dtype's range: one bool for all elements.
+
+    Parameters
+    ----------
+    op : str
+        A comparison (``"less"``, ``"equal"``, ...).
+    value_first : bool
+        The Python int is the first operand (``v < x``).
+    big : bool
+        The int is above the dtype's range (else below).
+    """
+    # the array element x versus the scalar v, when v > every x (big)
+    table = {"equal": False, "not_equal": True,
+             "less": big, "less_equal": big,
+             "greater": not big, "greater_equal": not big}
+    if value_first:
+        # v OP x: mirror
+        mirror = {"less": "greater", "less_equal": "greater_equal",
+                  "greater": "less", "greater_equal": "less_equal"}
+        op = mirror.get(op, op)
+    return table[op]
+
+
 def _compare_out_of_range(op, outputs, inputs, value, lo, hi, stream):
     """An integer array compared with a Python int outside its range.
 
@@ -478,18 +504,7 @@ def _compare_out_of_range(op, outputs, inputs, value, lo, hi, stream):
     result is a constant.
     """
     scalar_first = type(inputs[0]) is int and inputs[0] is value
-    big = value > hi
-    name = op.name
-    # the array element x versus the scalar v, when v > every x (big)
-    table = {"equal": False, "not_equal": True,
-             "less": big, "less_equal": big,
-             "greater": not big, "greater_equal": not big}
-    if scalar_first:
-        # v OP x: mirror
-        mirror = {"less": "greater", "less_equal": "greater_equal",
-                  "greater": "less", "greater_equal": "less_equal"}
-        name = mirror.get(name, name)
-    result = table[name]
+    result = out_of_range_comparison(op.name, scalar_first, value > hi)
     run_elementwise("fill", outputs, [np.bool_(result)], stream=stream)
 
 

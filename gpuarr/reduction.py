@@ -33,7 +33,7 @@ from ._reduction_plan import (  # noqa: F401 - OPS, op_dtypes kept here
     INDEX_MODES, OPS, PART_BYTES, SUBSET_OPS, TICKETS, op_dtypes,
     reduce_spec, user_dtypes)
 
-__all__ = ["run_reduction", "run_subset_reduction", "ReductionKernel",
+__all__ = ["run_reduction", "run_subset_reduction", "run_fused_reduction", "ReductionKernel",
            "reduce_spec", "OPS", "SUBSET_OPS", "INDEX_MODES",
            "set_array_factory", "clear_cache", "full_entry", "state", "State",
            "MAX_PLANS"]
@@ -280,6 +280,53 @@ def run_subset_reduction(op, subset, gathers, out, ct, index_mode="raise",
                                 subset.ptr + plan.offsets[0],
                                 *[g.ptr for g in gathers], p, t, 1.0,
                                 *plan.tail)
+
+
+def run_fused_reduction(op, program, inputs, scalars, out, axes, ct, *,
+                        scale=1.0, options=(), stream=None):
+    """Reduce the value of a fused elementwise program with the built-in
+    reduction ``op``, in one launch (:func:`gpuarr.fuse`).
+
+    Parameters
+    ----------
+    op : str
+        A one-input key of :data:`OPS` (``sum``, ``max``, ``mean``, ...).
+    program : gpuarr.kernels.program.Program
+        One output; its first ``len(inputs)`` inputs are the arrays' elements,
+        the rest the ``scalars``.
+    inputs : sequence of array-like
+        Operands of one shape (broadcast already), any strides.
+    scalars : sequence
+        The scalar parameters, converted to the dtypes the program reads
+        them as (:func:`gpuarr._fusedkernels.scalar_argument`).
+    out, axes, ct, scale, stream
+        As for :func:`run_reduction`; ``ct`` is the reduction's dtype for
+        the program's result dtype.
+    options : sequence of str
+        Compiler options of the kernel.
+    """
+    key = ["fused", op, program.key, ct, axes, tuple(options)]
+    for x in inputs:
+        key.append((x.dtype, x.shape, x.strides, x.ptr & 15))
+    key.append((out.dtype, out.shape, out.strides))
+    key = tuple(key)
+    st = state()
+    plan = st.plans.get(key)
+    if plan is None:
+        spec = reduce_spec(op, inputs, out, axes, ct, None, st.nsm,
+                           fused=program)
+        plan = _make_plan(st, spec, list(options))
+        _keep_plan(st, key, plan)
+    if plan.empty:
+        return
+    args = [out.ptr]
+    for x, o in zip(inputs, plan.offsets):
+        args.append(x.ptr + o)
+    args.extend(scalars)
+    args.extend(_ws_args(st, plan, stream))
+    args.append(scale)
+    args.extend(plan.tail)
+    plan.fn.prepared_async_call(plan.grid, plan.block, stream, *args)
 
 
 def _new_plan(st, key, op, inputs, out, axes, ct, aux_dt):

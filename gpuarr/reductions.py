@@ -212,6 +212,17 @@ def result_dtype(name, dt, dtype=None, array_result=True):
     raise ValueError("unknown reduction %r" % (name,))
 
 
+def _fused(name, a, axis, dtype, out, keepdims):
+    """The recorded reduction when ``a`` is a value of a function
+    :func:`gpuarr.fuse` is tracing, else None."""
+    if type(a) is GPUArray:
+        return None
+    hook = getattr(a, "_gpuarr_fused_reduce", None)
+    if hook is None:
+        return None
+    return hook(name, axis, dtype, out, keepdims)
+
+
 def _check_where(where, initial=_NoValue):
     if where is not _NoValue and where is not True:
         raise NotImplementedError("where= is not supported by gpuarr")
@@ -352,6 +363,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
             ent = _full_entry(st, key, "sum", a, res, res, 1.0)
         if ent is not None:
             return _launch_full(st, ent, a)
+    r = _fused("sum", a, axis, dtype, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     dt = a.dtype
     res = _np_dtype("sum", np.sum, dt, dtype)
@@ -362,6 +376,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
            initial=_NoValue, where=_NoValue):
     """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`."""
+    r = _fused("nansum", a, axis, dtype, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     res = _np_dtype("nansum", np.nansum, a.dtype, dtype)
     return _reduce("nansum", np.nansum, "add", a, axis, out, keepdims, res,
@@ -374,6 +391,9 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
 
     Integer products wrap around modulo ``2**bits`` like numpy's.
     """
+    r = _fused("prod", a, axis, dtype, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     res = _np_dtype("prod", np.prod, a.dtype, dtype)
     return _reduce("prod", np.prod, "multiply", a, axis, out, keepdims, res,
@@ -401,6 +421,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     the count in double precision and rounded once.  An empty reduction
     gives NaN with numpy's RuntimeWarning.
     """
+    r = _fused("mean", a, axis, dtype, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where)
     dt = a.dtype
     res = _np_dtype("mean", np.mean, dt, dtype)
@@ -489,6 +512,9 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         For a reduction over an empty axis (``zero-size array to reduction
         operation maximum which has no identity``), as numpy.
     """
+    r = _fused("max", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     return _reduce("max", np.max, "maximum", a, axis, out, keepdims, a.dtype,
                    a.dtype, {"axis": axis, "keepdims": keepdims})
@@ -497,6 +523,9 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
     """Minimum (``numpy.min``); NaN propagates.  See :func:`max`."""
+    r = _fused("min", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     return _reduce("min", np.min, "minimum", a, axis, out, keepdims, a.dtype,
                    a.dtype, {"axis": axis, "keepdims": keepdims})
@@ -513,6 +542,9 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
     An all-NaN slice gives NaN (numpy also warns; gpuarr does not, the
     answer is on the device).
     """
+    r = _fused("nanmax", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     return _reduce("nanmax", np.nanmax, "fmax", a, axis, out, keepdims,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
@@ -521,6 +553,9 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
     """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`."""
+    r = _fused("nanmin", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where, initial)
     return _reduce("nanmin", np.nanmin, "fmin", a, axis, out, keepdims,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
@@ -592,6 +627,9 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether any element is non-zero (``numpy.any``); bool result."""
+    r = _fused("any", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where)
     return _reduce("any", np.any, "logical_or", a, axis, out, keepdims, _B,
                    _B, {"axis": axis, "keepdims": keepdims})
@@ -599,6 +637,9 @@ def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
 
 def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether every element is non-zero (``numpy.all``); bool result."""
+    r = _fused("all", a, axis, None, out, keepdims)
+    if r is not None:
+        return r
     _check_where(where)
     return _reduce("all", np.all, "logical_and", a, axis, out, keepdims, _B,
                    _B, {"axis": axis, "keepdims": keepdims})

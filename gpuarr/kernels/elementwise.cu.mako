@@ -17,7 +17,9 @@
 ##             scalar (flags), loop_in (the loop dtypes inputs convert to),
 ##             res_dt (the operation's result dtype), res_dts (one per
 ##             output of an operation with several: frexp, modf), out_dts
-##             (outputs')
+##             (outputs'); program (optional): a fused
+##             kernels.program.Program computed instead of op, whose
+##             inputs are the x<k> of loop_in and whose outputs go to o<k>
 ##   ndim      number of merged dimensions
 ##   vec       elements per vector access (1 = scalar accesses)
 ##   unroll    independent vector accesses per thread per chunk (rows)
@@ -32,6 +34,7 @@
     from gpuarr.kernels.ops import get_op, op_expression
 %>\
 <%namespace name="common" file="common.cu.mako"/>\
+<%namespace name="fused" file="fused.cu.mako"/>\
 ${common.types()}
 ${preamble}
 <%
@@ -71,7 +74,14 @@ ${", " if k else ""}${ctype(dt)} & o${k}\
 % endif
     (void)x${k};
 % endfor
-% if len(apply["res_dts"]) == 1:
+% if apply.get("program") is not None:
+## a fused program (kernels/program.py): its steps, then one result per output
+${fused.body(apply["program"], ["x%d" % k for k, _ in ins_], "ga_v")}\
+% for k, dt in enumerate(apply["out_dts"]):
+<% j = apply["program"].outputs[k] %>\
+    o${k} = ${common.store(common.convert("ga_v%d" % j, apply["program"].steps[j][1], dt), dt)};
+% endfor
+% elif len(apply["res_dts"]) == 1:
     const ${reg_ctype(res_dt)} r = ${result(op_expression(get_op(apply["op"]), apply["loop_in"], ["x%d" % k for k, _ in ins_]), res_dt)};
 % for k, dt in enumerate(apply["out_dts"]):
     o${k} = ${common.store(common.convert("r", res_dt, dt), dt)};

@@ -32,6 +32,11 @@
 ##   op        the built-in reduction (a key of gpuarr.reduction.OPS;
 ##             "values" mode), which the defs below write the C of
 ##   in_dts    the inputs' numpy dtypes ("values" mode)
+##   map_dts   the dtypes of the values the built-in map reads as x0, x1:
+##             in_dts, or a fused program's result dtype
+##   fused     None, or a kernels.program.Program (one output) whose value
+##             the built-in reduction op reduces; it reads the loaded inputs,
+##             then the scalar parameters fused_scalars [(C type, name)]
 ##   ct        the dtype the inputs' values are converted to
 ##   acc_dt    the accumulator's dtype; None for argmax/argmin, whose
 ##             accumulator is a ga_argpair of a val_dt value and an index
@@ -72,6 +77,7 @@
         return "f" if dt.itemsize <= (8 if dt.kind == "c" else 4) else "d"
 %>\
 <%namespace name="common" file="common.cu.mako"/>\
+<%namespace name="fusedbody" file="fused.cu.mako"/>\
 ## ---- the C of the built-in reductions (dtypes from reduction.op_dtypes)
 ## the accumulator's C type
 <%def name="acc_ctype()" buffered="True" filter="trim">
@@ -85,10 +91,10 @@ ${reg_ctype(acc_dt)}
 </%def>\
 ## input k's compute value x in dtype ``to`` (float16 computations in float)
 <%def name="load_conv(x, k, to)" buffered="True" filter="trim">
-% if in_dts[k] == to:
+% if map_dts[k] == to:
 ${x}
 % else:
-${common.convert(x, in_dts[k], F4 if to == F2 else to)}
+${common.convert(x, map_dts[k], F4 if to == F2 else to)}
 % endif
 </%def>\
 ## the smallest, largest value and NaN of dtype dt, of C type t
@@ -260,7 +266,7 @@ ga_conj(${x})
 </%def>\
 ## nansum skips NaN values of float and complex inputs
 <%def name="nan_skipped(v)" buffered="True" filter="trim">
-% if op == "nansum" and in_dts[0].kind in "fc":
+% if op == "nansum" and map_dts[0].kind in "fc":
 (ga_isnan_r(x0) ? (A)0 : ${v})
 % else:
 ${v}
@@ -410,7 +416,7 @@ typedef ${acc_ctype()} A;
 % if mode == "values":
 static GA_DEV A ga_neutral() { return ${neutral()}; }
 static GA_DEV A ga_combine(A a, A b) { ${combine()} }
-% if not gathers:
+% if not gathers and fused is None:
 static GA_DEV A ga_map(${", ".join(["%s x%d" % (reg_ctype(d), k) for k, d in enumerate(in_dts)] + ["I idx"] + (["%s aux" % aux] if aux else []))}) { ${map_body()} }
 % endif
 % else:
@@ -431,6 +437,9 @@ ${name}(${ctype(out_dt)} *__restrict__ ga_out,
 % endif
 % for k, (t, d) in enumerate(gathers):
     const ${t} *__restrict__ ga_g${k},
+% endfor
+% for t, n in fused_scalars:
+    ${t} ${n},
 % endfor
 % if aux:
     const ${aux} *__restrict__ ga_aux,
@@ -465,6 +474,15 @@ ${name}(${ctype(out_dt)} *__restrict__ ga_out,
     auto ga_map = [&](I i) -> A { return (A)(${user_map}); };
 % elif gathers:
     auto ga_map = [&](${reg_ctype(in_dts[0])} x0, I idx) -> A { (void)idx; ${map_body()} };
+% elif fused is not None:
+    // the fused program's value (x0) of the loaded inputs a<k>, then the
+    // reduction's own map of it
+    auto ga_map = [&](${", ".join(["%s a%d" % (reg_ctype(d), k) for k, d in enumerate(in_dts)] + ["I idx"])}) -> A {
+        (void)idx;
+${fusedbody.body(fused, ["a%d" % k for k in range(nin)] + [n for t, n in fused_scalars], "ga_v")}\
+        const ${reg_ctype(map_dts[0])} x0 = ga_v${fused.outputs[0]};
+        ${map_body()}
+    };
 % endif
 % if rdim > 1:
 % for k in ops:

@@ -1,0 +1,396 @@
+"""gpuarr.fuse: a Python function of elementwise operations as one kernel
+(layer 5; ``cupy.fuse``'s decorator).
+
+On the first call with a given signature (each argument's dtype and number
+of dimensions, or its scalar type), the function runs once on stand-ins
+(:class:`~gpuarr._fusiontrace.FusedValue`) that record every operation,
+with numpy's type resolution at each step, into a
+:class:`~gpuarr.kernels.program.Program`.  The program becomes one
+elementwise kernel of every result, or, when the function ends in a
+reduction, one reduction kernel whose elements are the program's values.
+Later calls with the same signature go straight to the launch; kernels are
+compiled and cached (in memory and on disk) like every generated kernel.
+See ``docs/fusion.md``.
+"""
+
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from . import _creation, _dtypes, _layout
+from . import reduction as _red
+from . import reductions as _reductions
+from ._array import GPUArray
+from ._fusedkernels import OPTIONS, run_program, scalar_argument
+from ._fusiontrace import REDUCTIONS, FusedValue, Tracer, cannot
+from .kernels.program import Program
+
+__all__ = ["fuse", "Fusion"]
+
+_WEAK = (bool, int, float, complex)
+_I8_MAX = 2 ** 63 - 1
+
+
+class _Entry:
+    """What the trace of one signature runs.
+
+    ``results`` says what the function returns: ``("arg", k)`` argument
+    ``k`` itself (returned, or written in place and returned), ``("new",
+    n)`` the n-th of ``computed``: (step, array arguments it depends on,
+    the argument it is written to or None).
+    """
+
+    def __init__(self, tr, result):
+        if isinstance(result, (tuple, list)):
+            outs = list(result)
+            self.form = type(result)
+        elif result is None:
+            outs = []
+            self.form = None
+        else:
+            outs = [result]
+            self.form = "one"
+        self.checks = tuple(sorted(set(tr.checks), key=str))
+        self.negpow = tuple(sorted(tr.negpow))
+        self.input_args = tr.input_args
+        for v in outs:
+            if not isinstance(v, FusedValue) or v._tr is not tr:
+                raise cannot("a result of type %s (a fused function returns "
+                              "values of its arguments)" % type(v).__name__)
+            if not v._deps:
+                raise cannot("a result that depends on no array argument")
+            if v._reduced and len(outs) != 1:
+                raise cannot("a reduction beside other results (a fused "
+                              "function returns its reduction alone)")
+        red = tr.reduction
+        if red is not None and not (len(outs) == 1 and outs[0]._reduced):
+            raise cannot("a reduction whose value is not the function's "
+                          "result")
+        if red is not None and tr.writes:
+            raise cannot("an in-place update beside a reduction")
+        program = Program(tr.steps, [], len(tr.input_args))
+        self.program = program
+        self.groups = {}
+        self.reduction = None
+        self.results = []
+        self.computed = []
+        # the distinct sets of arrays an operation combines: their shapes
+        # must broadcast together, as the unfused calls would check
+        self.depsets = tuple({d for d in tr.deps if len(d) > 1})
+        if red is not None:
+            name, j, axis, dtype, keepdims, deps = red
+            prog, ins = program.pruned([j])
+            self.reduction = (name, prog, tuple(tr.input_args[i] for i in ins),
+                              axis, dtype, keepdims, deps)
+            return
+        written = {j: k for k, j in tr.writes.items()}
+        for v in outs:
+            if v._j in written:
+                self.results.append(("arg", written[v._j]))
+            elif tr.steps[v._j][0] == "in":
+                self.results.append(("arg", v._arg))
+            else:
+                n = self._computed(v._j, v._deps, None)
+                self.results.append(("new", n))
+        for k, j in sorted(tr.writes.items()):
+            self._computed(j, tr.deps[j] | {k}, k)
+
+    def _computed(self, j, deps, arg):
+        for n, c in enumerate(self.computed):
+            if c[0] == j and c[2] == arg:
+                return n
+        self.computed.append((j, frozenset(deps), arg))
+        return len(self.computed) - 1
+
+    def group(self, members):
+        """(program, its input arguments) computing the ``computed``
+        entries ``members`` (a tuple of their numbers)."""
+        g = self.groups.get(members)
+        if g is None:
+            prog, ins = self.program.pruned([self.computed[m][0]
+                                             for m in members])
+            g = self.groups[members] = (prog, tuple(self.input_args[i]
+                                                    for i in ins))
+        return g
+
+
+def _signature(args):
+    """The trace key of the call's arguments, and the arguments with array
+    likes made GPUArrays and 0-d numpy arrays numpy scalars."""
+    sig = []
+    vals = []
+    for x in args:
+        t = type(x)
+        if t is GPUArray or isinstance(x, GPUArray):
+            sig.append(("a", x.dtype, len(x.shape)))
+        elif t in _WEAK or isinstance(x, _WEAK):
+            for w in _WEAK[::-1]:
+                if isinstance(x, w):
+                    x = w(x)
+                    break
+            big = type(x) is int and x > _I8_MAX
+            sig.append(("w", type(x), big))
+        elif isinstance(x, np.generic) or (isinstance(x, np.ndarray)
+                                           and x.ndim == 0):
+            x = np.asarray(x)[()]
+            sig.append(("s", _dtypes.canonical(x.dtype)))
+        elif isinstance(x, np.ndarray):
+            raise TypeError("a fused function takes GPUArrays, not numpy "
+                            "arrays (gpuarr.to_gpu copies one to the device)")
+        elif hasattr(x, "__cuda_array_interface__"):
+            x = _creation.asarray(x)
+            sig.append(("a", x.dtype, len(x.shape)))
+        else:
+            raise TypeError("a fused function takes GPUArrays and scalars, "
+                            "not %s" % t.__name__)
+        vals.append(x)
+    return tuple(sig), vals
+
+
+class Fusion:
+    """A function compiled by :func:`fuse`; call it as the function.
+
+    Attributes
+    ----------
+    name : str
+        The function's name.
+    """
+
+    def __init__(self, func, name=None):
+        self._func = func
+        self.name = name or getattr(func, "__name__", "fused")
+        self._traces = {}
+        self._sig = None
+        functools.update_wrapper(self, func)
+
+    def __repr__(self):
+        return "<gpuarr.fuse of %s>" % self.name
+
+    def clear_cache(self):
+        """Forget the traces (kernels stay in gpuarr's caches)."""
+        self._traces.clear()
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            if self._sig is None:
+                self._sig = inspect.signature(self._func)
+            bound = self._sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            if bound.kwargs:
+                raise TypeError("a fused function takes no keyword-only "
+                                "arguments")
+            args = bound.args
+        sig, vals = _signature(args)
+        ent = self._traces.get(sig)
+        if ent is None:
+            ent = self.trace(sig)
+        return _run(ent, vals)
+
+    def trace(self, sig):
+        """Trace the function for the signature ``sig`` (as the calls make
+        it) and keep the result."""
+        tr = Tracer(sig)
+        ent = _Entry(tr, self._func(*tr.args))
+        if len(self._traces) > 256:
+            self._traces.clear()
+        self._traces[sig] = ent
+        return ent
+
+
+def _scalar_checks(ent, vals):
+    for k, dt in ent.checks:
+        _dtypes.check_scalar(vals[k], dt)
+    for k in ent.negpow:
+        if vals[k] < 0:
+            raise ValueError("Integers to negative integer powers are not "
+                             "allowed.")
+
+
+def _broadcast(x, shape):
+    if x.shape == shape:
+        return x
+    return x._view(shape, _layout.broadcast_strides(x.shape, x.strides,
+                                                    shape), 0)
+
+
+def _kernel_inputs(prog, ins, vals, shape):
+    inputs, scalar = [], []
+    for k, dt in zip(ins, prog.in_dtypes):
+        x = vals[k]
+        if type(x) is GPUArray or isinstance(x, GPUArray):
+            inputs.append(_broadcast(x, shape))
+            scalar.append(False)
+        else:
+            inputs.append(scalar_argument(x, dt))
+            scalar.append(True)
+    return inputs, scalar
+
+
+def _run(ent, vals):
+    if ent.checks or ent.negpow:
+        _scalar_checks(ent, vals)
+    shapes = {k: x.shape for k, x in enumerate(vals) if isinstance(x, GPUArray)}
+    same = len(set(shapes.values())) <= 1
+    if not same:
+        for d in ent.depsets:
+            _layout.broadcast_shapes(*[shapes[k] for k in d], operands=True)
+    if ent.reduction is not None:
+        res = _run_reduction(ent, vals, shapes)
+        return res if ent.form == "one" else ent.form([res])
+    # one launch per distinct result shape (one in all but odd cases)
+    launches = {}
+    for n, (j, deps, arg) in enumerate(ent.computed):
+        shape = _layout.broadcast_shapes(*[shapes[k] for k in deps],
+                                         operands=True)
+        if arg is not None and shape != shapes[arg]:
+            raise ValueError("non-broadcastable output operand with shape %s "
+                             "doesn't match the broadcast shape %s"
+                             % (_layout.shape_str(shapes[arg]),
+                                _layout.shape_str(shape)))
+        launches.setdefault(shape, []).append(n)
+    made = [None] * len(ent.computed)
+    for shape, members in launches.items():
+        prog, ins = ent.group(tuple(members))
+        outs = []
+        for n in members:
+            j, deps, arg = ent.computed[n]
+            if arg is None:
+                arrs = [vals[k] for k in deps]
+                order = "F" if all(a._f and not a._c and a.shape == shape
+                                   for a in arrs) else "C"
+                o = GPUArray(shape, prog.out_dtypes[len(outs)], order=order)
+            else:
+                o = vals[arg]
+            made[n] = o
+            outs.append(o)
+        inputs, scalar = _kernel_inputs(prog, ins, vals, shape)
+        _separate(outs, inputs, scalar)
+        run_program(prog, outs, inputs, scalar)
+    res = [vals[r[1]] if r[0] == "arg" else made[r[1]] for r in ent.results]
+    if ent.form is None:
+        return None
+    if ent.form == "one":
+        return res[0]
+    return ent.form(res)
+
+
+def _separate(outs, inputs, scalar):
+    """Copy inputs that overlap an argument written in place other than as
+    the very same elements (the kernel reads each element before writing
+    it, so only that case is safe)."""
+    for o in outs:
+        if not o.size:
+            continue
+        for i, (x, s) in enumerate(zip(inputs, scalar)):
+            if s or not x.size:
+                continue
+            if x is not o and _layout.overlaps(x, o) and not (
+                    x.ptr == o.ptr and x.strides == o.strides
+                    and x.shape == o.shape):
+                inputs[i] = x.copy()
+
+
+def _run_reduction(ent, vals, shapes):
+    name, prog, ins, axis, dtype, keepdims, deps = ent.reduction
+    op, npfn = REDUCTIONS[name]
+    shape = _layout.broadcast_shapes(*[shapes[k] for k in deps],
+                                     operands=True)
+    vdt = prog.out_dtypes[0]
+    axes = _reductions.normalize_axes(axis, len(shape))
+    kw = {"axis": axis, "keepdims": keepdims}
+    if op in ("sum", "prod", "nansum", "mean"):
+        kw["dtype"] = dtype
+        res = _reductions.result_dtype(name if name != "amax" else "max",
+                                       vdt, dtype)
+    elif dtype is not None:
+        raise TypeError("%s takes no dtype" % name)
+    else:
+        res = _reductions.result_dtype(op, vdt)
+    size = _layout.prod(shape)
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    if size == 0 or n == 0:
+        # numpy's answer (or error) for an empty reduction
+        r = np.asarray(npfn(np.zeros(shape, vdt), **kw))
+        return _creation.to_gpu(np.asarray(r, order="C"))
+    if op == "mean":
+        ct = np.dtype(dtype) if dtype is not None else (
+            np.dtype("f8") if vdt.kind in "biu" else
+            np.dtype("f4") if vdt == np.dtype("f2") else vdt)
+    elif op in ("max", "min", "nanmax", "nanmin"):
+        ct = vdt
+    else:
+        ct = res
+    w, ret = _reductions.reduction_target(types.SimpleNamespace(shape=shape),
+                                          axes, None, keepdims, res, name)
+    inputs, scalar = _kernel_inputs(prog, ins, vals, shape)
+    arrays = [x for x, s in zip(inputs, scalar) if not s]
+    scalars = [x for x, s in zip(inputs, scalar) if s]
+    _red.run_fused_reduction(op, prog, arrays, scalars, w, axes, ct,
+                             scale=float(n) if op == "mean" else 1.0,
+                             options=OPTIONS)
+    return ret
+
+
+def fuse(*args, kernel_name=None):
+    """Compile a function of elementwise operations into one kernel
+    (``cupy.fuse``).
+
+    Use as ``@gpuarr.fuse``, ``@gpuarr.fuse()`` or
+    ``gpuarr.fuse(func, kernel_name=...)``.  The function takes GPUArrays
+    and scalars and returns one value, a tuple or list of values, or
+    nothing (when it only updates arguments in place, ``x += y``).
+
+    Parameters
+    ----------
+    func : callable
+        Uses operators, gpuarr's or numpy's ufuncs (``gpuarr.exp``,
+        ``numpy.sin``), ``where``, ``clip``, ``astype``, and may end in one
+        reduction (``sum``, ``prod``, ``mean``, ``max``, ``min``,
+        ``nansum``, ``nanmax``, ``nanmin``, ``any``, ``all``, with ``axis``,
+        ``dtype`` and ``keepdims``) whose value it returns.
+    kernel_name : str, optional
+        The name shown for the function (default its ``__name__``).
+
+    Returns
+    -------
+    Fusion
+        Callable as the function.  Each call with a new signature (the
+        arguments' dtypes and dimensions, the scalars' types) traces the
+        function once; every call launches one kernel (one per result
+        shape when results broadcast to different shapes).
+
+    Notes
+    -----
+    Every step follows numpy's type resolution (NEP 50: Python scalars are
+    weak); arrays broadcast as in the unfused function, and the results
+    are those of the unfused function, element for element, with the same
+    dtypes.  Differences from running the function unfused: operations on
+    Python scalar arguments alone are done in int64, float64 or complex128
+    on the device (numpy does them in Python); a Python int argument out of
+    the range of the integer dtype it meets raises OverflowError, also in
+    comparisons (numpy answers those exactly; constants written in the
+    function are answered exactly).
+
+    Raises
+    ------
+    TypeError
+        When the function uses what cannot be fused (indexing, ``len``,
+        Python ``if`` on a value, a GPUArray it does not take as an
+        argument, a numpy function without a fused form, operations after
+        the reduction), naming it; when called with numpy arrays.
+    ValueError, OverflowError
+        As numpy: shapes that do not broadcast, integer overflow of Python
+        scalars, integers to negative integer powers.
+    """
+    if len(args) > 1:
+        raise TypeError("fuse takes one function")
+    if args and callable(args[0]):
+        return Fusion(args[0], kernel_name)
+
+    def deco(func):
+        return Fusion(func, kernel_name)
+    return deco
