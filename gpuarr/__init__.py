@@ -72,7 +72,9 @@ _STATISTICS = (
     ("gpuarr._matmul", ("matmul", "tensordot")),
     ("gpuarr._contract", ("einsum", "outer", "kron")),
     ("gpuarr._nanstats", ("nanmean", "nanvar", "nanstd", "nanprod",
-                          "nanargmax", "nanargmin")))
+                          "nanargmax", "nanargmin", "nancumsum",
+                          "nancumprod")),
+    ("gpuarr._covariance", ("average", "cov", "corrcoef")))
 _REDUCTIONS = (
     "sum", "prod", "nansum", "mean", "var", "std", "max", "min", "amax",
     "amin", "nanmax", "nanmin", "ptp", "argmax", "argmin", "any", "all",

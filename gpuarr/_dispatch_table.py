@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
-from . import _contract, _matmul, _nanstats, _setops, _sorting
+from . import _contract, _covariance, _matmul, _nanstats, _setops, _sorting
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
 from . import _dispatch
@@ -160,6 +160,7 @@ for _name in ("sort", "argsort", "partition", "argpartition",
               "searchsorted", "unique", "lexsort"):
     implements(_name, getattr(_sorting, _name))
 for _mod, _names in ((_nanstats, _nanstats.__all__),
+                     (_covariance, _covariance.__all__),
                      (_setops, _setops.__all__),
                      (_histograms, _histograms.__all__),
                      (_quantiles, _quantiles.__all__)):

@@ -142,6 +142,9 @@ LAYERS = {
                                "values and the steps they record"),
     "gpuarr._fusion": (5, "gpuarr.fuse: traces per signature, one kernel "
                           "per call"),
+    "gpuarr._maskedreduce": (5, "the reductions' where= and initial= "
+                                "(fused masked reductions)"),
+    "gpuarr._covariance": (5, "average, cov, corrcoef"),
     "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "

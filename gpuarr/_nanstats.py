@@ -15,11 +15,12 @@ import numpy as np
 from . import _creation
 from . import _transfer
 from . import _ufunc
+from . import cumulative as _cum
 from . import reductions as _rs
 from ._array import GPUArray
 
 __all__ = ["nanmean", "nanvar", "nanstd", "nanprod", "nanargmax",
-           "nanargmin"]
+           "nanargmin", "nancumsum", "nancumprod"]
 
 _NoValue = getattr(np, "_NoValue", object())
 
@@ -127,13 +128,29 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False,
             initial=_NoValue, where=_NoValue):
     """Product treating NaN as one (numpy.nanprod); dtypes as
     :func:`gpuarr.prod`."""
-    _no_where(where)
-    if initial is not _NoValue:
-        raise NotImplementedError("initial= is not supported by gpuarr")
     a = _array(a)
     if _inexact(a):
         a = _ufunc.where(_isnan(a), np.ones((), a.dtype), a)
-    return _rs.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return _rs.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                    initial=initial, where=where)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum treating NaN as zero (numpy.nancumsum); dtypes, axes
+    and ``out`` as :func:`gpuarr.cumsum`.  An all-NaN prefix sums to 0."""
+    a = _array(a)
+    if _inexact(a):
+        a = _ufunc.where(_isnan(a), np.zeros((), a.dtype), a)
+    return _cum.cumsum(a, axis=axis, dtype=dtype, out=out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product treating NaN as one (numpy.nancumprod); see
+    :func:`nancumsum`."""
+    a = _array(a)
+    if _inexact(a):
+        a = _ufunc.where(_isnan(a), np.ones((), a.dtype), a)
+    return _cum.cumprod(a, axis=axis, dtype=dtype, out=out)
 
 
 def _nanarg(a, axis, out, keepdims, fill, plain):

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 
 from . import _creation, _dtypes, _layout, _matmul, _transfer, _ufunc
+from . import _maskedreduce as _masked
 from . import reduction as _red
 from ._array import GPUArray, make
 
@@ -212,15 +213,22 @@ def result_dtype(name, dt, dtype=None, array_result=True):
     raise ValueError("unknown reduction %r" % (name,))
 
 
-def _fused(name, a, axis, dtype, out, keepdims):
-    """The recorded reduction when ``a`` is a value of a function
-    :func:`gpuarr.fuse` is tracing, else None."""
-    if type(a) is GPUArray:
+def _special(name, a, axis, dtype, out, keepdims, initial, where):
+    """The answer of a reduction that is not a plain one, else None: the
+    recorded step when ``a`` is a value of a function :func:`gpuarr.fuse`
+    is tracing; numpy's ``where=`` and ``initial=``
+    (:func:`gpuarr._maskedreduce.reduce_masked`)."""
+    if type(a) is not GPUArray:
+        hook = getattr(a, "_gpuarr_fused_reduce", None)
+        if hook is not None:
+            if where is not _NoValue or initial is not _NoValue:
+                raise TypeError("gpuarr.fuse cannot fuse where= or initial= "
+                                "of a reduction")
+            return hook(name, axis, dtype, out, keepdims)
+    if where is _NoValue and initial is _NoValue:
         return None
-    hook = getattr(a, "_gpuarr_fused_reduce", None)
-    if hook is None:
-        return None
-    return hook(name, axis, dtype, out, keepdims)
+    return _masked.reduce_masked(name, as_array(a), axis, dtype, out,
+                                 keepdims, initial, where)
 
 
 def _check_where(where, initial=_NoValue):
@@ -363,10 +371,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
             ent = _full_entry(st, key, "sum", a, res, res, 1.0)
         if ent is not None:
             return _launch_full(st, ent, a)
-    r = _fused("sum", a, axis, dtype, out, keepdims)
+    r = _special("sum", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     dt = a.dtype
     res = _np_dtype("sum", np.sum, dt, dtype)
     return _reduce("sum", np.sum, "add", a, axis, out, keepdims, res, res,
@@ -376,10 +383,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
            initial=_NoValue, where=_NoValue):
     """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`."""
-    r = _fused("nansum", a, axis, dtype, out, keepdims)
+    r = _special("nansum", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     res = _np_dtype("nansum", np.nansum, a.dtype, dtype)
     return _reduce("nansum", np.nansum, "add", a, axis, out, keepdims, res,
                    res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
@@ -391,10 +397,9 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
 
     Integer products wrap around modulo ``2**bits`` like numpy's.
     """
-    r = _fused("prod", a, axis, dtype, out, keepdims)
+    r = _special("prod", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     res = _np_dtype("prod", np.prod, a.dtype, dtype)
     return _reduce("prod", np.prod, "multiply", a, axis, out, keepdims, res,
                    res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
@@ -421,10 +426,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     the count in double precision and rounded once.  An empty reduction
     gives NaN with numpy's RuntimeWarning.
     """
-    r = _fused("mean", a, axis, dtype, out, keepdims)
+    r = _special("mean", a, axis, dtype, out, keepdims, _NoValue, where)
     if r is not None:
         return r
-    _check_where(where)
     dt = a.dtype
     res = _np_dtype("mean", np.mean, dt, dtype)
     if dtype is not None:
@@ -512,10 +516,9 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         For a reduction over an empty axis (``zero-size array to reduction
         operation maximum which has no identity``), as numpy.
     """
-    r = _fused("max", a, axis, None, out, keepdims)
+    r = _special("max", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     return _reduce("max", np.max, "maximum", a, axis, out, keepdims, a.dtype,
                    a.dtype, {"axis": axis, "keepdims": keepdims})
 
@@ -523,10 +526,9 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
     """Minimum (``numpy.min``); NaN propagates.  See :func:`max`."""
-    r = _fused("min", a, axis, None, out, keepdims)
+    r = _special("min", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     return _reduce("min", np.min, "minimum", a, axis, out, keepdims, a.dtype,
                    a.dtype, {"axis": axis, "keepdims": keepdims})
 
@@ -542,10 +544,9 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
     An all-NaN slice gives NaN (numpy also warns; gpuarr does not, the
     answer is on the device).
     """
-    r = _fused("nanmax", a, axis, None, out, keepdims)
+    r = _special("nanmax", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     return _reduce("nanmax", np.nanmax, "fmax", a, axis, out, keepdims,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
 
@@ -553,10 +554,9 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
     """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`."""
-    r = _fused("nanmin", a, axis, None, out, keepdims)
+    r = _special("nanmin", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
-    _check_where(where, initial)
     return _reduce("nanmin", np.nanmin, "fmin", a, axis, out, keepdims,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
 
@@ -627,20 +627,18 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether any element is non-zero (``numpy.any``); bool result."""
-    r = _fused("any", a, axis, None, out, keepdims)
+    r = _special("any", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:
         return r
-    _check_where(where)
     return _reduce("any", np.any, "logical_or", a, axis, out, keepdims, _B,
                    _B, {"axis": axis, "keepdims": keepdims})
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether every element is non-zero (``numpy.all``); bool result."""
-    r = _fused("all", a, axis, None, out, keepdims)
+    r = _special("all", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:
         return r
-    _check_where(where)
     return _reduce("all", np.all, "logical_and", a, axis, out, keepdims, _B,
                    _B, {"axis": axis, "keepdims": keepdims})
 
