@@ -12,7 +12,7 @@ import numpy as np
 from . import _creation, _joining, _manipulation, _matmul, _ufunc
 from . import reductions as _rs
 from ._array import GPUArray
-from ._fusion import Fusion
+from . import _fusion
 
 __all__ = ["average", "cov", "corrcoef"]
 
@@ -31,7 +31,7 @@ def _weighted_sum(a, w, axes, keepdims, dt):
         def wsum(x, y):
             return _rs.sum(x.astype(dt) * y.astype(dt), axis=axes,
                            keepdims=keepdims)
-        f = _WSUM[key] = Fusion(wsum, "weighted_sum")
+        f = _WSUM[key] = _fusion.Fusion(wsum, "weighted_sum")
     return f(a, w)
 
 

@@ -251,22 +251,31 @@ def _run(ent, vals):
                                 _layout.shape_str(shape)))
         launches.setdefault(shape, []).append(n)
     made = [None] * len(ent.computed)
-    for shape, members in launches.items():
+    groups = list(launches.items())
+    snapshots = _snapshots(ent, vals, groups) if len(groups) > 1 else None
+    for gi, (shape, members) in enumerate(groups):
         prog, ins = ent.group(tuple(members))
         outs = []
+        writes = False
         for n in members:
             j, deps, arg = ent.computed[n]
             if arg is None:
-                arrs = [vals[k] for k in deps]
-                order = "F" if all(a._f and not a._c and a.shape == shape
-                                   for a in arrs) else "C"
-                o = GPUArray(shape, prog.out_dtypes[len(outs)], order=order)
+                dt = prog.out_dtypes[len(outs)]
+                if all(vals[k]._f and not vals[k]._c and vals[k].shape == shape
+                       for k in deps):
+                    o = GPUArray(shape, dt, order="F")
+                else:
+                    o = _creation.empty_c(shape, dt)
             else:
                 o = vals[arg]
+                writes = True
             made[n] = o
             outs.append(o)
-        inputs, scalar = _kernel_inputs(prog, ins, vals, shape)
-        _separate(outs, inputs, scalar)
+        src = vals if not snapshots else [snapshots.get((gi, k), x)
+                                          for k, x in enumerate(vals)]
+        inputs, scalar = _kernel_inputs(prog, ins, src, shape)
+        if writes:
+            _separate(outs, inputs, scalar)
         run_program(prog, outs, inputs, scalar)
     res = [vals[r[1]] if r[0] == "arg" else made[r[1]] for r in ent.results]
     if ent.form is None:
@@ -274,6 +283,33 @@ def _run(ent, vals):
     if ent.form == "one":
         return res[0]
     return ent.form(res)
+
+
+def _snapshots(ent, vals, groups):
+    """Copies of the arguments a launch reads that another launch writes
+    (each launch computes from the arguments' values at the call): keyed
+    by (launch, argument)."""
+    written = []
+    for gi, (shape, members) in enumerate(groups):
+        for n in members:
+            arg = ent.computed[n][2]
+            if arg is not None:
+                written.append((gi, vals[arg]))
+    snaps = {}
+    if not written:
+        return snaps
+    copies = {}
+    for gi, (shape, members) in enumerate(groups):
+        for k in ent.group(tuple(members))[1]:
+            x = vals[k]
+            if not isinstance(x, GPUArray) or not x.size:
+                continue
+            if any(gj != gi and w.size and _layout.overlaps(x, w)
+                   for gj, w in written):
+                if k not in copies:
+                    copies[k] = x.copy()
+                snaps[(gi, k)] = copies[k]
+    return snaps
 
 
 def _separate(outs, inputs, scalar):

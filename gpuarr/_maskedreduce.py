@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _creation, _layout, _manipulation, _transfer, _ufunc
 from . import reductions as _reductions
-from ._fusion import Fusion
+from . import _fusion
 
 __all__ = ["reduce_masked"]
 
@@ -43,7 +43,7 @@ def _kernel(name, axis, dtype, keepdims):
 
         def masked(a, mask, fill):
             return red(_ufunc.where(mask, a, fill), **kw)
-        f = _KERNELS[key] = Fusion(masked, "masked_" + name)
+        f = _KERNELS[key] = _fusion.Fusion(masked, "masked_" + name)
         if len(_KERNELS) > 512:
             _KERNELS.clear()
     return f
@@ -69,7 +69,8 @@ def reduce_masked(name, a, axis, dtype, out, keepdims, initial, where):
     Returns
     -------
     GPUArray
-        ``out`` when given.
+        ``out`` when given (the result cast to its dtype unsafely, as
+        numpy's reductions do).
 
     Raises
     ------
@@ -137,9 +138,7 @@ def reduce_masked(name, a, axis, dtype, out, keepdims, initial, where):
         raise ValueError("output parameter for reduction operation %s has "
                          "the wrong shape: found %s, expected %s"
                          % (uname, out.shape, res.shape))
-    if out.dtype != res.dtype and not np.can_cast(res.dtype, out.dtype,
-                                                  "same_kind"):
-        raise _ufunc.casting_error(uname, res.dtype, out.dtype)
+    # numpy's reductions cast into ``out`` unsafely
     _transfer.assign(out, res)
     return out
 

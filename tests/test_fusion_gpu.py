@@ -192,6 +192,23 @@ def test_in_place_updates():
         f(gy, gx, 1)
 
 
+def test_in_place_update_read_by_a_launch_of_another_shape():
+    # the write of x (shape (5,)) and the result y + x (shape (3, 5)) are
+    # two launches; the second must see x's value at the call, updated
+    # once, whichever runs first
+    def f(x, y):
+        z = x * 2
+        x += 1
+        return z, y + x
+    f = gpuarr.fuse(f)
+    hx, hy = rand((5,), np.float64), rand((3, 5), np.float64)
+    gx, gy = gpuarr.to_gpu(hx), gpuarr.to_gpu(hy)
+    z, w = f(gx, gy)
+    same(z, hx * 2)
+    same(w, hy + (hx + 1))
+    same(gx, hx + 1)
+
+
 def test_overlapping_in_place_reads_are_safe():
     # x[1:] += x[:-1]: the reads overlap the write in another layout, so
     # the fused call must read the old values everywhere (numpy's rule)
