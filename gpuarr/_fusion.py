@@ -126,10 +126,12 @@ def _signature(args):
         if t is GPUArray or isinstance(x, GPUArray):
             sig.append(("a", x.dtype, len(x.shape)))
         elif t in _WEAK or isinstance(x, _WEAK):
-            for w in _WEAK[::-1]:
-                if isinstance(x, w):
-                    x = w(x)
-                    break
+            if t not in _WEAK:
+                # a subclass of int, float or complex: its Python type
+                for w in _WEAK[:0:-1]:
+                    if isinstance(x, w):
+                        x = w(x)
+                        break
             big = type(x) is int and x > _I8_MAX
             sig.append(("w", type(x), big))
         elif isinstance(x, np.generic) or (isinstance(x, np.ndarray)

@@ -228,3 +228,20 @@ def test_fused_specs_key_their_sources():
 def test_fused_kernels_compile(chunk):
     specs = _fused_specs()[chunk::2]
     COMPILE(batch_sources(specs))
+
+
+def test_call_signatures():
+    from gpuarr._fusion import _signature
+
+    class F(float):
+        pass
+    sig, vals = _signature([True, 3, F(2.0), 2 ** 64 - 1, np.float32(1),
+                            np.array(2.5)])
+    assert sig == (("w", bool, False), ("w", int, False),
+                   ("w", float, False), ("w", int, True),
+                   ("s", np.dtype("f4")), ("s", np.dtype("f8")))
+    assert type(vals[2]) is float and vals[5] == 2.5
+    with pytest.raises(TypeError, match="numpy arrays"):
+        _signature([np.ones(3)])
+    with pytest.raises(TypeError, match="not str"):
+        _signature(["x"])
