@@ -63,6 +63,12 @@ def run_program(program, outputs, inputs, scalar, stream=None):
     scalar : sequence of bool
     stream : gpuarr.driver.Stream, optional
 
+    Returns
+    -------
+    (function, grid, block, tail) or None
+        The launch made (None for size 0): it serves any operands of the
+        same dtypes, shape, strides and addresses modulo 16 in this context.
+
     Notes
     -----
     Launches nothing for size 0.  An output may be an input of the same
@@ -73,7 +79,7 @@ def run_program(program, outputs, inputs, scalar, stream=None):
     for n in shape:
         size *= n
     if not size:
-        return
+        return None
     key = [program.key, shape, tuple(scalar)]
     for o in outputs:
         key.append((o.dtype, o.strides, o.ptr & 15))
@@ -104,3 +110,4 @@ def run_program(program, outputs, inputs, scalar, stream=None):
         args.append(x if s else x.ptr)
     args.extend(plan[3])
     plan[0].prepared_async_call(plan[1], plan[2], stream, *args)
+    return plan

@@ -19,13 +19,15 @@ import types
 
 import numpy as np
 
-from . import _creation, _dtypes, _layout
+from . import _creation, _dtypes, _layout, _percontext
+from . import driver as _drv
 from . import reduction as _red
 from . import reductions as _reductions
-from ._array import GPUArray
+from ._array import GPUArray, make
 from ._fusedkernels import OPTIONS, run_program, scalar_argument
 from ._fusiontrace import REDUCTIONS, FusedValue, Tracer, cannot
 from .kernels.program import Program
+from .tools import default_pool as _default_pool
 
 __all__ = ["fuse", "Fusion"]
 
@@ -72,6 +74,7 @@ class _Entry:
             raise cannot("an in-place update beside a reduction")
         program = Program(tr.steps, [], len(tr.input_args))
         self.program = program
+        self.hot_form = False
         self.groups = {}
         self.reduction = None
         self.results = []
@@ -86,6 +89,7 @@ class _Entry:
                               axis, dtype, keepdims, deps)
             return
         written = {j: k for k, j in tr.writes.items()}
+        self.hot_form = False
         for v in outs:
             if v._j in written:
                 self.results.append(("arg", written[v._j]))
@@ -96,6 +100,12 @@ class _Entry:
                 self.results.append(("new", n))
         for k, j in sorted(tr.writes.items()):
             self._computed(j, tr.deps[j] | {k}, k)
+        # the steady-state path (_hot_call) serves a single new result of
+        # array arguments only, with nothing to check per call
+        self.hot_form = (self.form == "one" and self.results == [("new", 0)]
+                         and len(self.computed) == 1 and not tr.writes
+                         and not self.checks and not self.negpow
+                         and all(t[0] == "a" for t in tr.sig))
 
     def _computed(self, j, deps, arg):
         for n, c in enumerate(self.computed):
@@ -175,6 +185,10 @@ class Fusion:
         self._traces.clear()
 
     def __call__(self, *args, **kwargs):
+        if args and not kwargs and type(args[0]) is GPUArray:
+            res = _hot_call(self, args)
+            if res is not None:
+                return res
         if kwargs:
             if self._sig is None:
                 self._sig = inspect.signature(self._func)
@@ -188,6 +202,8 @@ class Fusion:
         ent = self._traces.get(sig)
         if ent is None:
             ent = self.trace(sig)
+        if ent.hot_form:
+            return _run_keeping_hot(self, ent, vals)
         return _run(ent, vals)
 
     def trace(self, sig):
@@ -199,6 +215,73 @@ class Fusion:
             self._traces.clear()
         self._traces[sig] = ent
         return ent
+
+
+# ---------------------------------------------------------------------------
+# the steady-state path of repeated calls
+#
+# Arguments that are C-contiguous GPUArrays of one non-empty shape at 16-byte
+# aligned addresses, a signature whose trace computes one new array: a hit
+# is one dict lookup on (fusion, shape, dtypes...), an identity check of the
+# current context, a pool pop and one prepared launch.  The entry holds
+# (context, pool, function, grid, block, tail, result dtype, nbytes,
+#  strides, size, f_contiguous, the arguments in the kernel's order).
+
+_HOT = {}
+_HOT_MAX = 4096
+_get_current = _drv.Context.get_current
+
+
+def _forget_hot(ctx):
+    _HOT.clear()
+
+
+_percontext.on_detach(_forget_hot)
+
+
+def _hot_call(fusion, args):
+    shape = args[0].shape
+    key = [fusion, shape]
+    align = 0
+    for x in args:
+        if type(x) is not GPUArray or not x._c or x.shape != shape:
+            return None
+        align |= x.ptr
+        key.append(x.dtype)
+    if align & 15:
+        return None
+    ent = _HOT.get(tuple(key))
+    if ent is None or ent[0] is not _get_current():
+        return None
+    blk = ent[1].allocate(ent[7])
+    out = make(shape, ent[6], ent[8], blk.ptr, blk, None, True, ent[10],
+               None, ent[9])
+    ent[2].prepared_async_call(ent[3], ent[4], None, out.ptr,
+                               *[args[k].ptr for k in ent[11]], *ent[5])
+    return out
+
+
+def _run_keeping_hot(fusion, ent, vals):
+    """:func:`_run`, remembering the launch for :func:`_hot_call` when the
+    arguments are of its kind."""
+    shape = vals[0].shape
+    if not all(type(x) is GPUArray and x._c and x.shape == shape
+               and not x.ptr & 15 for x in vals) or not _layout.prod(shape):
+        return _run(ent, vals)
+    prog, ins = ent.group((0,))
+    dt = prog.out_dtypes[0]
+    out = _creation.empty_c(shape, dt)
+    plan = run_program(prog, [out], [vals[k] for k in ins],
+                       [False] * len(ins))
+    ctx = _get_current()
+    if plan is not None and ctx is not None and not out.ptr & 15:
+        if len(_HOT) >= _HOT_MAX:
+            _HOT.clear()
+        size = _layout.prod(shape)
+        _HOT[(fusion, shape) + tuple(x.dtype for x in vals)] = (
+            ctx, _default_pool(), plan[0], plan[1], plan[2], plan[3], dt,
+            size * dt.itemsize, out.strides, size, out._f, ins)
+    return out
 
 
 def _scalar_checks(ent, vals):

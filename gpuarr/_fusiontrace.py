@@ -263,6 +263,7 @@ class Tracer:
     """The steps recorded while tracing one signature."""
 
     def __init__(self, sig):
+        self.sig = sig
         self.steps = []
         self.checks = []         # (argument, loop dtype) of int scalar uses
         self.negpow = set()      # int scalar arguments used as exponents

@@ -46,6 +46,8 @@ TICKETS = _MAX_ROW_ITEMS
 _MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
 _MIN_SEG = 8192             # fewest elements worth a block of their own
 _ROW_UNROLL = 8             # vector loads per step, one block per long row
+#: loads in flight per lane of the cols path (benchmarks/sweep_cols.py)
+COL_UNROLL = 4
 
 #: built-in reductions: name -> (number of inputs, commutative over the
 #: reduced elements' order, uses a per-row auxiliary value)
@@ -390,7 +392,7 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
             cap = 8
     else:
         G = 32
-        U = 4
+        U = COL_UNROLL
     if path == "rows":
         nacc = max(1, min(V * U, cap))
     else:

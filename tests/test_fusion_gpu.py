@@ -79,6 +79,22 @@ def test_chain_every_dtype(dt):
     same(got, chain(*hs), exact=False)
 
 
+def test_repeated_calls_take_the_steady_path():
+    # the first call of a layout goes the general way and remembers the
+    # launch; later ones of C-contiguous aligned arrays take it directly
+    f = gpuarr.fuse(chain)
+    for n, dt in ((1000, np.float32), (1000, np.float32), (4096, np.float32),
+                  (1000, np.float32), (1000, np.int16), (1000, np.int16)):
+        gs = [gpuarr.to_gpu(rand((n,), dt)) for _ in range(4)]
+        for views in (gs, [g[1:] for g in gs], [g[::2] for g in gs]):
+            poison_pool(n * np.dtype(dt).itemsize)
+            same(f(*views), chain(*views))
+    g2 = [gpuarr.to_gpu(rand((30, 40), np.float64)) for _ in range(4)]
+    for _ in range(3):
+        same(f(*g2), chain(*g2))
+        same(f(*[g.T for g in g2]), chain(*[g.T for g in g2]))
+
+
 @pytest.mark.parametrize("dt", [np.dtype(t) for t in "bBiqefd"], ids=str)
 def test_mixed_dtypes_and_scalars(dt):
     def f(x, y, s, t):
