@@ -14,7 +14,7 @@ from . import _creation, _layout, _manipulation, _transfer, _ufunc
 from . import reductions as _reductions
 from . import _fusion
 
-__all__ = ["reduce_masked"]
+__all__ = ["reduce_masked", "var_masked"]
 
 _NoValue = np._NoValue
 #: reduction -> (the ufunc joining ``initial``, the neutral element or None
@@ -174,3 +174,79 @@ def _mean(a, mask, axis, dtype, keepdims, res_dt):
     with np.errstate(invalid="ignore", divide="ignore"):
         q = _ufunc.true_divide(total, count)
     return q if q.dtype == res_dt else q.astype(res_dt)
+
+
+def _deviations(axis, keepdims, md):
+    """The fused ``sum(where(mask, |a - mu|**2, 0))`` in dtype ``md``."""
+    key = ("dev", axis, keepdims, md)
+    f = _KERNELS.get(key)
+    if f is None:
+        real = np.dtype("f%d" % (md.itemsize // 2)) if md.kind == "c" else md
+
+        def dev(a, mu, mask):
+            d = a.astype(md) - mu
+            sq = (d * _ufunc.conjugate(d)).astype(real) if md.kind == "c" \
+                else d * d
+            return _reductions.sum(_ufunc.where(mask, sq, 0), axis=axis,
+                                   keepdims=keepdims)
+        f = _KERNELS[key] = _fusion.Fusion(dev, "masked_deviations")
+    return f
+
+
+def var_masked(name, a, axis, dtype, out, ddof, keepdims, where):
+    """numpy's ``var(where=)`` and ``std(where=)``: the mean of the
+    selected elements, then the sum of their squared deviations over
+    ``count - ddof`` (NaN or inf where that is not positive, as numpy).
+
+    Parameters
+    ----------
+    name : {"var", "std"}
+    a : GPUArray
+    axis, dtype, out, ddof, keepdims
+        As for :func:`gpuarr.var`.
+    where : bool array-like
+        Broadcast to ``a``'s shape.
+
+    Returns
+    -------
+    GPUArray
+        The real dtype numpy gives (float64 for integers).
+    """
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if isinstance(where, (np.ndarray, list, tuple)):
+        where = _creation.to_gpu(np.asarray(where, dtype=bool))
+    elif not isinstance(where, (bool, np.bool_)):
+        where = _creation.asarray(where)
+    res_dt = _reductions.result_dtype(name, a.dtype, dtype)
+    if dtype is not None:
+        md = np.dtype(dtype)
+    elif a.dtype.kind in "biu":
+        md = np.dtype("f8")
+    elif a.dtype == np.float16:
+        md = np.dtype("f4")
+    else:
+        md = a.dtype
+    if md.kind not in "fc":
+        md = np.dtype("f8")
+    mu = _mean(a, where, axis, md, True, md)
+    full = (_manipulation.broadcast_to(where, a.shape)
+            if not isinstance(where, (bool, np.bool_))
+            else _creation.full(a.shape, bool(where), np.bool_))
+    count = _reductions.count_nonzero(full, axis=axis, keepdims=keepdims)
+    if a.size == 0:
+        total = _creation.zeros(count.shape, md if md.kind != "c" else
+                                np.dtype("f%d" % (md.itemsize // 2)))
+    else:
+        total = _deviations(axis, keepdims, md)(a, mu, where)
+    dof = _ufunc.maximum(_ufunc.subtract(count, ddof), 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = _ufunc.true_divide(total, dof)
+    if name == "std":
+        r = _ufunc.apply("sqrt", (r,))
+    if r.dtype != res_dt:
+        r = r.astype(res_dt)
+    if out is None:
+        return r
+    _transfer.assign(out, r)
+    return out

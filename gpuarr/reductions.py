@@ -231,13 +231,6 @@ def _special(name, a, axis, dtype, out, keepdims, initial, where):
                                  keepdims, initial, where)
 
 
-def _check_where(where, initial=_NoValue):
-    if where is not _NoValue and where is not True:
-        raise NotImplementedError("where= is not supported by gpuarr")
-    if initial is not _NoValue:
-        raise NotImplementedError("initial= is not supported by gpuarr")
-
-
 def _host_c(r):
     """``r`` as a C-contiguous host array of the same shape.
 
@@ -483,22 +476,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     it.  The result is real (float64 for integers, the real dtype for
     complex).  ``n - ddof <= 0`` gives inf or NaN like numpy.
     """
-    _check_where(where)
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
+    if where is not _NoValue and where is not True:
+        return _masked.var_masked("var", as_array(a), axis, dtype, out, ddof,
+                                  keepdims, where)
     return _var("var", np.var, a, axis, dtype, out, ddof, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         where=_NoValue, mean=_NoValue, correction=_NoValue):
     """Standard deviation (``numpy.std``): the square root of :func:`var`."""
-    _check_where(where)
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
+    if where is not _NoValue and where is not True:
+        return _masked.var_masked("std", as_array(a), axis, dtype, out, ddof,
+                                  keepdims, where)
     return _var("std", np.std, a, axis, dtype, out, ddof, keepdims)
 
 

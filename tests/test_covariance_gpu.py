@@ -71,6 +71,32 @@ def test_where_and_initial(dt):
     near(out, np.sum(h, axis=0, where=m).astype(np.float64), 2e-5, 2e-4)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int16,
+                                np.complex64, np.float16], ids=str)
+def test_var_std_where(dt):
+    h = _rng.uniform(-3, 5, (9, 23))
+    if np.dtype(dt).kind == "c":
+        h = h + 1j * _rng.uniform(-1, 2, (9, 23))
+    h = h.astype(dt)
+    m = _rng.random((9, 23)) < 0.7
+    m[2] = False
+    g, gm = gpuarr.to_gpu(h), gpuarr.to_gpu(m)
+    tol = 2e-2 if dt == np.float16 else 1e-5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("var", "std"):
+            for axis in (None, 0, 1):
+                for ddof in (0, 1):
+                    for kd in (False, True):
+                        want = getattr(np, name)(h, axis=axis, ddof=ddof,
+                                                 keepdims=kd, where=m)
+                        got = getattr(gpuarr, name)(g, axis=axis, ddof=ddof,
+                                                    keepdims=kd, where=gm)
+                        near(got, want, tol, tol)
+        near(gpuarr.var(g, axis=1, where=m[0]), np.var(h, axis=1, where=m[0]),
+             tol, tol)
+
+
 def test_where_through_numpy_and_methods():
     h = _rng.standard_normal((6, 7)).astype(np.float32)
     m = h > 0
