@@ -185,7 +185,8 @@ def _deviations(axis, keepdims, md):
 
         def dev(a, mu, mask):
             d = a.astype(md) - mu
-            sq = (d * _ufunc.conjugate(d)).astype(real) if md.kind == "c" \
+            sq = (d * _ufunc.apply("conjugate", (d,))).astype(real) \
+                if md.kind == "c" \
                 else d * d
             return _reductions.sum(_ufunc.where(mask, sq, 0), axis=axis,
                                    keepdims=keepdims)

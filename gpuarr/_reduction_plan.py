@@ -46,8 +46,11 @@ TICKETS = _MAX_ROW_ITEMS
 _MIN_BLOCKS = 4             # resident blocks per SM (64 registers a thread)
 _MIN_SEG = 8192             # fewest elements worth a block of their own
 _ROW_UNROLL = 8             # vector loads per step, one block per long row
-#: loads in flight per lane of the cols path (benchmarks/sweep_cols.py)
-COL_UNROLL = 4
+#: loads in flight per lane of the cols path for elements of 4 bytes or
+#: more; twice as many for smaller ones (benchmarks/sweep_cols.py, run 51:
+#: sum(axis=0) of (16384, 16384) float32 3380 -> 4190 GB/s at 8, float64
+#: 4404 -> 4490, float16 1928 -> 2893 at 16)
+COL_UNROLL = 8
 
 #: built-in reductions: name -> (number of inputs, commutative over the
 #: reduced elements' order, uses a per-row auxiliary value)
@@ -392,7 +395,7 @@ def reduce_spec(op, inputs, out, axes, ct, aux_dt=None, nsm=132,
             cap = 8
     else:
         G = 32
-        U = COL_UNROLL
+        U = COL_UNROLL if isz >= 4 else 2 * COL_UNROLL
     if path == "rows":
         nacc = max(1, min(V * U, cap))
     else:
