@@ -225,7 +225,7 @@ def _special(name, a, axis, dtype, out, keepdims, initial, where):
                 raise TypeError("gpuarr.fuse cannot fuse where= or initial= "
                                 "of a reduction")
             return hook(name, axis, dtype, out, keepdims)
-    if where is _NoValue and initial is _NoValue:
+    if (where is _NoValue or where is True) and initial is _NoValue:
         return None
     return _masked.reduce_masked(name, as_array(a), axis, dtype, out,
                                  keepdims, initial, where)
