@@ -12,7 +12,7 @@ for an all-NaN slice, which reads one bool back.
 
 import numpy as np
 
-from . import _creation
+from . import _creation, _manipulation
 from . import _transfer
 from . import _ufunc
 from . import cumulative as _cum
@@ -29,9 +29,14 @@ def _array(a):
     return a if isinstance(a, GPUArray) else _creation.asarray(a)
 
 
-def _no_where(where):
-    if where is not _NoValue:
-        raise NotImplementedError("where= is not supported by gpuarr")
+def _masked(where):
+    """Whether ``where=`` selects elements (not absent, not ``True``)."""
+    return where is not _NoValue and where is not True
+
+
+def _not_nan_and(a, where):
+    """The mask of the elements ``where`` selects that are not NaN."""
+    return _ufunc.logical_and(where, _ufunc.logical_not(_isnan(a)))
 
 
 def _inexact(a):
@@ -72,8 +77,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     GPUArray
         numpy.mean's dtype (float64 for integers, ``a``'s for floats).
     """
-    _no_where(where)
     a = _array(a)
+    if _masked(where):
+        mask = _not_nan_and(a, where) if _inexact(a) else where
+        return _rs.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                        where=mask)
     if not _inexact(a):
         return _rs.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     s = _rs.nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -93,12 +101,22 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     GPUArray
         Real: float64 for integers, the real dtype of complex input.
     """
-    _no_where(where)
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
     a = _array(a)
+    if _masked(where):
+        # numpy's nanvar: the selected non-NaN elements, NaN where
+        # count - ddof <= 0
+        mask = _not_nan_and(a, where) if _inexact(a) else where
+        r = _rs.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                    where=mask)
+        full = mask if isinstance(mask, GPUArray) else _creation.asarray(mask)
+        n = _rs.count_nonzero(_manipulation.broadcast_to(full, a.shape),
+                              axis=axis, keepdims=keepdims)
+        r = _ufunc.where(_ufunc.greater(n, ddof), r, np.nan)
+        return _finish(r, out)
     if not _inexact(a):
         return _rs.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof,
                        keepdims=keepdims)

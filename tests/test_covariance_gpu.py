@@ -176,3 +176,21 @@ def test_cov_corrcoef(dt):
         gpuarr.cov(g, aweights=-aw)
     with pytest.raises(ValueError):
         gpuarr.cov(gpuarr.to_gpu(np.ones((2, 2, 2))))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32], ids=str)
+def test_nan_statistics_where(dt):
+    h = _rng.uniform(-3, 5, (7, 19)).astype(dt)
+    if np.dtype(dt).kind == "f":
+        h[_rng.random(h.shape) < 0.2] = np.nan
+    m = _rng.random((7, 19)) < 0.7
+    m[1] = False
+    g, gm = gpuarr.to_gpu(h), gpuarr.to_gpu(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("nanmean", "nanvar", "nanstd"):
+            for axis in (None, 1):
+                kw = {"ddof": 1} if name != "nanmean" else {}
+                want = getattr(np, name)(h, axis=axis, where=m, **kw)
+                got = getattr(gpuarr, name)(g, axis=axis, where=gm, **kw)
+                near(got, want, 1e-5, 1e-5)
