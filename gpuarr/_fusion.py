@@ -74,9 +74,9 @@ class _Entry:
             raise cannot("an in-place update beside a reduction")
         program = Program(tr.steps, [], len(tr.input_args))
         self.program = program
-        self.hot_form = False
         self.groups = {}
         self.reduction = None
+        self.hot_form = False
         self.results = []
         self.computed = []
         # the distinct sets of arrays an operation combines: their shapes
@@ -89,7 +89,6 @@ class _Entry:
                               axis, dtype, keepdims, deps)
             return
         written = {j: k for k, j in tr.writes.items()}
-        self.hot_form = False
         for v in outs:
             if v._j in written:
                 self.results.append(("arg", written[v._j]))
@@ -423,8 +422,7 @@ def _run_reduction(ent, vals, shapes):
     kw = {"axis": axis, "keepdims": keepdims}
     if op in ("sum", "prod", "nansum", "mean"):
         kw["dtype"] = dtype
-        res = _reductions.result_dtype(name if name != "amax" else "max",
-                                       vdt, dtype)
+        res = _reductions.result_dtype(name, vdt, dtype)
     elif dtype is not None:
         raise TypeError("%s takes no dtype" % name)
     else:
@@ -438,9 +436,7 @@ def _run_reduction(ent, vals, shapes):
         r = np.asarray(npfn(np.zeros(shape, vdt), **kw))
         return _creation.to_gpu(np.asarray(r, order="C"))
     if op == "mean":
-        ct = np.dtype(dtype) if dtype is not None else (
-            np.dtype("f8") if vdt.kind in "biu" else
-            np.dtype("f4") if vdt == np.dtype("f2") else vdt)
+        ct = _reductions.mean_dtype(vdt, dtype)
     elif op in ("max", "min", "nanmax", "nanmin"):
         ct = vdt
     else:

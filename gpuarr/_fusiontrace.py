@@ -34,7 +34,6 @@ REDUCTIONS = {
     "sum": ("sum", np.sum), "prod": ("prod", np.prod),
     "nansum": ("nansum", np.nansum), "mean": ("mean", np.mean),
     "max": ("max", np.max), "min": ("min", np.min),
-    "amax": ("max", np.max), "amin": ("min", np.min),
     "nanmax": ("nanmax", np.nanmax), "nanmin": ("nanmin", np.nanmin),
     "any": ("any", np.any), "all": ("all", np.all),
 }

@@ -84,22 +84,7 @@ def reduce_masked(name, a, axis, dtype, out, keepdims, initial, where):
     join, neutral, uname = _RULES[name]
     if isinstance(axis, list):
         axis = tuple(axis)
-    if where is _NoValue or where is True:
-        mask = True
-    else:
-        mask = where
-        if isinstance(mask, np.ndarray) or isinstance(mask, (list, tuple)):
-            mask = _creation.to_gpu(np.asarray(mask, dtype=bool))
-        elif not isinstance(mask, (bool, np.bool_)):
-            mask = _creation.asarray(mask)
-        if not isinstance(mask, (bool, np.bool_)):
-            if mask.dtype != np.bool_:
-                mask = mask.astype(np.bool_)
-            _layout.broadcast_shapes(a.shape, mask.shape, operands=True)
-            if mask.shape != a.shape:
-                if _layout.broadcast_shapes(a.shape, mask.shape) != a.shape:
-                    raise ValueError("operands could not be broadcast "
-                                     "together with remapped shapes")
+    mask = True if where is _NoValue else _as_mask(where, a.shape)
     res_dt = _reductions.result_dtype(name, a.dtype, dtype)
     if initial is not _NoValue and join is None:
         raise TypeError("%s() got an unexpected keyword argument 'initial'"
@@ -143,6 +128,30 @@ def reduce_masked(name, a, axis, dtype, out, keepdims, initial, where):
     return out
 
 
+def _as_mask(where, shape):
+    """numpy's ``where=``: a Python or numpy bool as it is, else a bool
+    GPUArray (host data copied once) that broadcasts to ``shape``.
+
+    Raises
+    ------
+    ValueError
+        When it does not broadcast to ``shape`` (numpy's rule: the mask may
+        not widen the result).
+    """
+    if isinstance(where, (bool, np.bool_)):
+        return bool(where)
+    if isinstance(where, (np.ndarray, list, tuple)):
+        where = _creation.to_gpu(np.asarray(where, dtype=bool))
+    else:
+        where = _creation.asarray(where)
+    if where.dtype != np.bool_:
+        where = where.astype(np.bool_)
+    if _layout.broadcast_shapes(shape, where.shape, operands=True) != shape:
+        raise ValueError("non-broadcastable where= mask of shape %s for an "
+                         "operand of shape %s" % (where.shape, shape))
+    return where
+
+
 def _fill_value(fill, dt):
     """The element masked out elements take, as a value of ``a``'s dtype
     (strong, so it never changes the result dtype)."""
@@ -158,14 +167,7 @@ def _reduced_shape(shape, axes, keepdims):
 def _mean(a, mask, axis, dtype, keepdims, res_dt):
     """numpy's ``mean(where=)``: the sum of the selected elements over
     their count (NaN where none is selected)."""
-    if dtype is not None:
-        ct = np.dtype(dtype)
-    elif a.dtype.kind in "biu":
-        ct = np.dtype("f8")
-    elif a.dtype == np.float16:
-        ct = np.dtype("f4")
-    else:
-        ct = a.dtype
+    ct = _reductions.mean_dtype(a.dtype, dtype)
     if mask is True:
         return _reductions.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
     total = _kernel("sum", axis, ct, keepdims)(a, mask, _fill_value(0, a.dtype))
@@ -215,19 +217,9 @@ def var_masked(name, a, axis, dtype, out, ddof, keepdims, where):
     """
     if isinstance(axis, list):
         axis = tuple(axis)
-    if isinstance(where, (np.ndarray, list, tuple)):
-        where = _creation.to_gpu(np.asarray(where, dtype=bool))
-    elif not isinstance(where, (bool, np.bool_)):
-        where = _creation.asarray(where)
+    where = _as_mask(where, a.shape)
     res_dt = _reductions.result_dtype(name, a.dtype, dtype)
-    if dtype is not None:
-        md = np.dtype(dtype)
-    elif a.dtype.kind in "biu":
-        md = np.dtype("f8")
-    elif a.dtype == np.float16:
-        md = np.dtype("f4")
-    else:
-        md = a.dtype
+    md = _reductions.mean_dtype(a.dtype, dtype)
     if md.kind not in "fc":
         md = np.dtype("f8")
     mu = _mean(a, where, axis, md, True, md)

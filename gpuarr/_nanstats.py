@@ -154,8 +154,33 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False,
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum treating NaN as zero (numpy.nancumsum); dtypes, axes
-    and ``out`` as :func:`gpuarr.cumsum`.  An all-NaN prefix sums to 0."""
+    """Cumulative sum treating NaN as zero (numpy.nancumsum).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Any shape and strides.
+    axis : int, optional
+        The axis to accumulate along; None: the flattened array, in C order.
+    dtype : dtype-like, optional
+        The accumulator's and result's dtype (default as
+        :func:`gpuarr.cumsum`: int64 for bool and narrower signed integers,
+        uint64 for narrower unsigned ones, else ``a``'s dtype).
+    out : GPUArray, optional
+        Of the result's shape; the result is cast to its dtype (unsafely,
+        as numpy).
+
+    Returns
+    -------
+    GPUArray
+        ``a``'s shape, or ``(a.size,)`` for ``axis=None``; an all-NaN
+        prefix sums to 0.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError
+        As :func:`gpuarr.cumsum` (an axis out of range, a wrong ``out``).
+    """
     a = _array(a)
     if _inexact(a):
         a = _ufunc.where(_isnan(a), np.zeros((), a.dtype), a)
@@ -163,8 +188,11 @@ def nancumsum(a, axis=None, dtype=None, out=None):
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
-    """Cumulative product treating NaN as one (numpy.nancumprod); see
-    :func:`nancumsum`."""
+    """Cumulative product treating NaN as one (numpy.nancumprod).
+
+    Parameters, result shape, dtypes and errors as :func:`nancumsum` (with
+    :func:`gpuarr.cumprod`'s default dtypes); an all-NaN prefix gives 1.
+    """
     a = _array(a)
     if _inexact(a):
         a = _ufunc.where(_isnan(a), np.ones((), a.dtype), a)

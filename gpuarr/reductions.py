@@ -35,9 +35,9 @@ from . import _maskedreduce as _masked
 from . import reduction as _red
 from ._array import GPUArray, make
 
-__all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "var", "std",
-           "dot", "vdot", "inner", "argmin", "argmax", "any", "all",
-           "count_nonzero", "ptp", "nansum", "nanmax", "nanmin"]
+__all__ = ["mean_dtype", "sum", "prod", "min", "max", "amin", "amax", "mean",
+           "var", "std", "dot", "vdot", "inner", "argmin", "argmax", "any",
+           "all", "count_nonzero", "ptp", "nansum", "nanmax", "nanmin"]
 
 _NoValue = np._NoValue
 _builtin_sum = sum
@@ -211,6 +211,17 @@ def result_dtype(name, dt, dtype=None, array_result=True):
     if name in ("any", "all"):
         return _B
     raise ValueError("unknown reduction %r" % (name,))
+
+
+def mean_dtype(dt, dtype=None):
+    """The dtype numpy's ``mean`` (and ``var``'s mean) sums in: ``dtype``
+    when given, float64 for bool and integers, float32 for float16, else
+    ``dt`` itself."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    if dt.kind in "biu":
+        return _F8
+    return _F4 if dt == _F2 else dt
 
 
 def _special(name, a, axis, dtype, out, keepdims, initial, where):
@@ -424,14 +435,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
         return r
     dt = a.dtype
     res = _np_dtype("mean", np.mean, dt, dtype)
-    if dtype is not None:
-        ct = np.dtype(dtype)
-    elif dt.kind in "biu":
-        ct = _F8
-    elif dt == _F2:
-        ct = _F4
-    else:
-        ct = dt
+    ct = mean_dtype(dt, dtype)
     return _reduce("mean", np.mean, "add", a, axis, out, keepdims, res, ct,
                    {"axis": axis, "dtype": dtype, "keepdims": keepdims},
                    scale=lambda n: n)
@@ -446,14 +450,7 @@ def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
     kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
     if a.size == 0:
         return _numpy_empty(fn, a, kw, out)
-    if dtype is not None:
-        md = np.dtype(dtype)
-    elif dt.kind in "biu":
-        md = _F8
-    elif dt == _F2:
-        md = _F4
-    else:
-        md = dt
+    md = mean_dtype(dt, dtype)
     if md.kind not in "fc":
         md = _F8
     n = 1

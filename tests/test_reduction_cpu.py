@@ -672,3 +672,16 @@ def test_reduction_kernel_argument_errors_before_launch():
         k(FakeArray("f4", (10,)), "1.0")
     with pytest.raises(ValueError, match="'x'.*contiguous"):
         k(FakeArray("f4", (10,), (8,)), 1.0)
+
+
+def test_mean_dtype_is_numpys_summation_dtype():
+    from gpuarr.reductions import mean_dtype
+    for c in "?bhilqBHILQefdFD":
+        dt = np.dtype(c)
+        want = (np.dtype("f8") if dt.kind in "biu" else
+                np.dtype("f4") if dt == np.float16 else dt)
+        assert mean_dtype(dt) == want
+        assert mean_dtype(dt, np.float64) == np.dtype("f8")
+        # numpy's mean gives the same dtype, up to float16's rounding back
+        r = np.mean(np.ones(3, dt))
+        assert r.dtype == (np.dtype("f2") if dt == np.float16 else want)
