@@ -59,5 +59,7 @@ cdef class Function:
     cdef char* prepared_kinds
     cdef size_t* prepared_sizes
     cdef str _argname(self, int k)
+    cdef size_t _pack_bytes(self, Py_ssize_t nargs) except? 0
+    cdef int _pack(self, tuple args, char* buf, void** params, list handlers) except -1
     cdef int _launch_prepared(self, object grid, object block, CUstream s,
                               tuple args, unsigned int shared, int repeat=*) except -1

@@ -196,31 +196,96 @@ cdef class Function:
     cdef str _argname(self, int k):
         return "argument %d (0-based) of kernel %r" % (k, self.function_name)
 
+    cdef size_t _pack_bytes(self, Py_ssize_t nargs) except? 0:
+        """Bytes of the parameter block :meth:`_pack` fills for ``nargs``
+        arguments (checking their number where it is known)."""
+        if self.nparams >= 0 and nargs != self.nparams:
+            raise TypeError("kernel %r takes %d arguments (%d given)"
+                            % (self.function_name, self.nparams, nargs))
+        return self.param_bytes if self.nparams >= 0 else <size_t>(nargs * 32)
+
+    cdef int _pack(self, tuple args, char* buf, void** params, list handlers) except -1:
+        """Check and pack ``args`` into ``buf`` (``_pack_bytes`` bytes) with
+        ``params[k]`` pointing at argument k, as ``cuLaunchKernel``'s
+        ``kernelParams`` take them. In/Out/InOut handlers are acquired and
+        appended to ``handlers``; the caller releases them."""
+        cdef Py_ssize_t nargs = len(args), k
+        cdef char scratch[32]
+        cdef size_t off = 0, size = 0
+        cdef CUdeviceptr dp
+        cdef const char* src = scratch
+        for k in range(nargs):
+            arg = args[k]
+            t = type(arg)
+            if t is DeviceAllocation:
+                dp = (<DeviceAllocation>arg).ptr
+                memcpy(scratch, &dp, 8)
+                size = 8
+            elif isinstance(arg, np.generic):
+                descr = cnp.PyArray_DescrFromScalar(arg)
+                size = (<cnp.dtype>descr).itemsize
+                if size <= 32 and (<cnp.dtype>descr).type_num != cnp.NPY_VOID:
+                    cnp.PyArray_ScalarAsCtype(arg, scratch)
+                else:
+                    raw = arg.tobytes()
+                    size = len(raw)
+                    src = <const char*>raw
+                    if self.nparams < 0:
+                        raise TypeError("%s: cannot pass a %d-byte %s without parameter "
+                                        "information from the driver"
+                                        % (self._argname(k), size, arg.dtype))
+            elif isinstance(arg, ArgumentHandler):
+                handlers.append(arg)
+                dp = (<ArgumentHandler>arg).acquire()
+                memcpy(scratch, &dp, 8)
+                size = 8
+            elif t is int or t is float or t is complex or t is bool:
+                raise TypeError("%s: a Python %s has no C type; pass a numpy scalar "
+                                "such as numpy.int32(...) or numpy.float32(...)"
+                                % (self._argname(k), t.__name__))
+            else:
+                try:
+                    dp = _devptr(arg)
+                except TypeError:
+                    raise TypeError("%s: cannot pass %s (expected a numpy scalar, a "
+                                    "device array or pointer, or In/Out/InOut)"
+                                    % (self._argname(k), t.__name__)) from None
+                memcpy(scratch, &dp, 8)
+                size = 8
+            if self.nparams >= 0:
+                if size != self.param_sizes[k]:
+                    raise TypeError("%s: parameter is %d bytes, got %s of %d bytes"
+                                    % (self._argname(k), self.param_sizes[k],
+                                       getattr(arg, "dtype", t.__name__), size))
+                off = self.param_offsets[k]
+            else:
+                off = (off + 7) & ~(<size_t>7) if k else 0
+            memcpy(buf + off, src, size)
+            params[k] = buf + off
+            src = scratch
+            if self.nparams < 0:
+                off += size
+        return 0
+
     def __call__(self, *args, block=None, grid=(1, 1), stream=None,
                  unsigned int shared=0, texrefs=None, bint time_kernel=False):
         cdef unsigned int g[3]
         cdef unsigned int b[3]
-        cdef Py_ssize_t nargs = len(args), k
+        cdef Py_ssize_t nargs = len(args)
         cdef char stack_buf[STACK_BYTES]
         cdef void* stack_params[STACK_ARGS]
-        cdef char scratch[32]
         cdef char* buf = stack_buf
         cdef void** params = stack_params
-        cdef size_t off = 0, size = 0, total
+        cdef size_t total
         cdef CUstream s
         cdef CUresult r
-        cdef CUdeviceptr dp
-        cdef const char* src = scratch
         if block is None:
             raise ValueError("block=(x, y, z) must be given")
         _dims3(block, b, "block")
         _dims3(grid, g, "grid")
-        if self.nparams >= 0 and nargs != self.nparams:
-            raise TypeError("kernel %r takes %d arguments (%d given)"
-                            % (self.function_name, self.nparams, nargs))
+        total = self._pack_bytes(nargs)
         s = _stream_handle(stream)
-        total = self.param_bytes if self.nparams >= 0 else <size_t>(nargs * 32)
-        handlers = None
+        handlers = []
         if total > STACK_BYTES:
             buf = <char*>malloc(total)
         if nargs > STACK_ARGS:
@@ -228,59 +293,7 @@ cdef class Function:
         try:
             if buf == NULL or params == NULL:
                 raise MemoryError()
-            for k in range(nargs):
-                arg = args[k]
-                t = type(arg)
-                if t is DeviceAllocation:
-                    dp = (<DeviceAllocation>arg).ptr
-                    memcpy(scratch, &dp, 8)
-                    size = 8
-                elif isinstance(arg, np.generic):
-                    descr = cnp.PyArray_DescrFromScalar(arg)
-                    size = (<cnp.dtype>descr).itemsize
-                    if size <= 32 and (<cnp.dtype>descr).type_num != cnp.NPY_VOID:
-                        cnp.PyArray_ScalarAsCtype(arg, scratch)
-                    else:
-                        raw = arg.tobytes()
-                        size = len(raw)
-                        src = <const char*>raw
-                        if self.nparams < 0:
-                            raise TypeError("%s: cannot pass a %d-byte %s without parameter "
-                                            "information from the driver"
-                                            % (self._argname(k), size, arg.dtype))
-                elif isinstance(arg, ArgumentHandler):
-                    if handlers is None:
-                        handlers = []
-                    handlers.append(arg)
-                    dp = (<ArgumentHandler>arg).acquire()
-                    memcpy(scratch, &dp, 8)
-                    size = 8
-                elif t is int or t is float or t is complex or t is bool:
-                    raise TypeError("%s: a Python %s has no C type; pass a numpy scalar "
-                                    "such as numpy.int32(...) or numpy.float32(...)"
-                                    % (self._argname(k), t.__name__))
-                else:
-                    try:
-                        dp = _devptr(arg)
-                    except TypeError:
-                        raise TypeError("%s: cannot pass %s (expected a numpy scalar, a "
-                                        "device array or pointer, or In/Out/InOut)"
-                                        % (self._argname(k), t.__name__)) from None
-                    memcpy(scratch, &dp, 8)
-                    size = 8
-                if self.nparams >= 0:
-                    if size != self.param_sizes[k]:
-                        raise TypeError("%s: parameter is %d bytes, got %s of %d bytes"
-                                        % (self._argname(k), self.param_sizes[k],
-                                           getattr(arg, "dtype", t.__name__), size))
-                    off = self.param_offsets[k]
-                else:
-                    off = (off + 7) & ~(<size_t>7) if k else 0
-                memcpy(buf + off, src, size)
-                params[k] = buf + off
-                src = scratch
-                if self.nparams < 0:
-                    off += size
+            self._pack(args, buf, params, handlers)
             if time_kernel:
                 start = Event()
                 end = Event()
@@ -293,7 +306,7 @@ cdef class Function:
                                   % (self.function_name, grid, block, shared))
             if time_kernel:
                 end.record(stream)
-            if handlers is not None:
+            if handlers:
                 if stream is not None:
                     check(api.cuStreamSynchronize(s), "cuStreamSynchronize")
                 for h in handlers:
@@ -306,9 +319,8 @@ cdef class Function:
                 free(buf)
             if params != stack_params:
                 free(params)
-            if handlers is not None:
-                for h in handlers:
-                    (<ArgumentHandler>h).dev = None
+            for h in handlers:
+                (<ArgumentHandler>h).dev = None
 
     def prepare(self, arg_types, block=None, shared=None, texrefs=None):
         """Fix the argument types for :meth:`prepared_call` and friends.
