@@ -119,6 +119,9 @@ ctypedef struct DriverAPI:
                                unsigned int, unsigned int, unsigned int,
                                unsigned int, CUstream, void**, void**) noexcept nogil
     CUresult (*cuStreamCreate)(CUstream*, unsigned int) noexcept nogil
+    CUresult (*cuStreamCreateWithPriority)(CUstream*, unsigned int, int) noexcept nogil
+    CUresult (*cuStreamGetPriority)(CUstream, int*) noexcept nogil
+    CUresult (*cuStreamGetFlags)(CUstream, unsigned int*) noexcept nogil
     CUresult (*cuStreamDestroy)(CUstream) noexcept nogil
     CUresult (*cuStreamSynchronize)(CUstream) noexcept nogil
     CUresult (*cuStreamQuery)(CUstream) noexcept nogil

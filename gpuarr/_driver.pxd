@@ -16,6 +16,8 @@ cdef class Context:
     cdef bint primary
     cdef bint owned
     cdef bint valid
+    cdef list deferred   # handles waiting to be released here (_driver_release.pxi)
+    cdef int captures    # stream captures in progress in this context
     cdef object __weakref__
 
 
@@ -26,6 +28,7 @@ cdef class DeviceAllocation:
     cdef object stream       # Stream for cuMemFreeAsync, or None
     cdef bint is_async
     cdef bint freed
+    cdef object owner        # what must outlive the memory (a created MemoryPool)
 
 
 cdef class Stream:

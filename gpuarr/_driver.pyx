@@ -66,6 +66,7 @@ atexit.register(_on_exit)
 include "_driver_load.pxi"       # libcuda, check(), release helpers
 include "_driver_device.pxi"     # Device
 include "_driver_context.pxi"    # Context, the context stack, detach hooks
+include "_driver_release.pxi"    # releasing handles now or from a context's queue
 include "_driver_memory.pxi"     # device memory, memory pools
 include "_driver_copy.pxi"       # copies and memsets
 include "_driver_host.pxi"       # page-locked host memory
@@ -73,3 +74,6 @@ include "_driver_stream.pxi"     # Stream, Event
 include "_driver_module.pxi"     # Module
 include "_driver_link.pxi"       # Linker (cuLink*)
 include "_driver_launch.pxi"     # In/Out/InOut, Function
+include "_driver_ipc.pxi"        # IPC handles of memory and events, peer access
+include "_driver_memkinds.pxi"   # managed memory, prefetch/advice, pointer attributes, pools
+include "_driver_launchex.pxi"   # occupancy, cooperative and cluster launches

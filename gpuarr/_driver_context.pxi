@@ -148,6 +148,8 @@ def _ctx_synchronize(Context self=None):
             r2 = _pop_if_pushed(pushed)
     check(r, "cuCtxSynchronize")
     check(r2, "cuCtxPopCurrent_v2")
+    if self.deferred:
+        _drain_pushed(self)
 
 
 def _ctx_get_api_version(Context self=None):
@@ -302,12 +304,56 @@ cdef class Context:
     def is_primary(self):
         return bool(self.primary)
 
+    @property
+    def pending_releases(self):
+        """How many handles of objects that died wait to be released in
+        this context: those dropped while a stream capture was in progress
+        here (releasing them would invalidate the capture). They are
+        released at the context's next allocation, synchronize, push or
+        detach once no capture is in progress."""
+        return len(self.deferred) if self.deferred else 0
+
+    @staticmethod
+    def enable_peer_access(peer, unsigned int flags=0):
+        """Let the current context use memory allocated in ``peer``, a
+        context of another device (``cuCtxEnablePeerAccess``; PyCUDA's
+        static ``Context.enable_peer_access``). One direction only: call it
+        in each context for both.
+
+        Raises
+        ------
+        TypeError
+            When ``peer`` is not a :class:`Context`.
+        InvalidContextError
+            When ``peer`` was detached or no context is current.
+        LogicError
+            ``CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED``; ``NotSupportedError``
+            (``CUDA_ERROR_PEER_ACCESS_UNSUPPORTED``) where
+            :meth:`Device.can_access_peer` is False, the same device
+            included.
+        """
+        _peer_access(peer, True, flags)
+
+    @staticmethod
+    def disable_peer_access(peer, unsigned int flags=0):
+        """Undo :meth:`enable_peer_access` for ``peer``
+        (``cuCtxDisablePeerAccess``).
+
+        Raises
+        ------
+        LogicError
+            ``CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`` when it was not enabled.
+        """
+        _peer_access(peer, False, flags)
+
     def push(self):
         """Make this context current on this thread (``cuCtxPushCurrent``)."""
         if not self.valid:
             raise _errors.InvalidContextError("the context was detached")
         check(api.cuCtxPushCurrent(self.ctx), "cuCtxPushCurrent_v2")
         _stack().append(self)
+        if self.deferred:
+            _drain_deferred(self)
 
     @staticmethod
     def pop():
@@ -367,6 +413,8 @@ cdef class Context:
                 hook(self)
             except Exception:
                 pass
+        if self.deferred:
+            _drain_pushed(self)
         self.valid = False
         if _last[1] is not None and _last[1]() is self:
             _last = (0, None)
@@ -433,6 +481,11 @@ cdef class Context:
                 _attached.pop(<uintptr_t>self.ctx, None)
         if not self.owned or not self.valid or _finalizing or not _loaded:
             return
+        if self.deferred:
+            try:
+                _drain_pushed(self)
+            except BaseException:
+                pass
         self.valid = False
         if self.primary:
             for _ in range(_retained.pop(<uintptr_t>self.ctx, 0)):

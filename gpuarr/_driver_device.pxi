@@ -4,6 +4,11 @@
 # default memory pool) and the two ways a context is made from a device
 # (retain_primary_context, make_context).
 
+# The MemoryPool set with Device.set_mem_pool, per device ordinal: kept
+# alive while the driver draws from it.
+_chosen_pools = {}
+
+
 cdef Device _device_from_handle(CUdevice h):
     cdef Device d = Device.__new__(Device)
     d.handle = h
@@ -99,6 +104,40 @@ cdef class Device:
         mp.device = self
         return mp
 
+    def get_mem_pool(self):
+        """The pool ``cuMemAllocAsync`` draws from on this device now
+        (``cuDeviceGetMemPool``): the default pool, or the one
+        :meth:`set_mem_pool` chose (then the same object)."""
+        cdef CUmemoryPool pool = NULL
+        _load_memkinds()
+        _need(<void*>_mk.cuDeviceGetMemPool, "cuDeviceGetMemPool", "11.2")
+        check(_mk.cuDeviceGetMemPool(&pool, self.handle), "cuDeviceGetMemPool")
+        chosen = _chosen_pools.get(self.handle)
+        if chosen is not None and (<MemoryPool>chosen).pool == pool:
+            return chosen
+        cdef MemoryPool mp = MemoryPool.__new__(MemoryPool)
+        mp.pool = pool
+        mp.device = self
+        return mp
+
+    def set_mem_pool(self, MemoryPool pool not None):
+        """Make ``pool`` (of this device) the one ``cuMemAllocAsync`` draws
+        from here (``cuDeviceSetMemPool``), so gpuarr's default array pool
+        and :func:`mem_alloc_async` use it. The device keeps the object
+        alive until another pool is set.
+
+        Raises
+        ------
+        ValueError
+            For a pool of another device.
+        """
+        if pool.device is not None and pool.device != self:
+            raise ValueError("pool belongs to %r, not %r" % (pool.device, self))
+        _load_memkinds()
+        _need(<void*>_mk.cuDeviceSetMemPool, "cuDeviceSetMemPool", "11.2")
+        check(_mk.cuDeviceSetMemPool(self.handle, pool.pool), "cuDeviceSetMemPool")
+        _chosen_pools[self.handle] = pool
+
     def pci_bus_id(self):
         """PCI bus id string, such as ``'0000:1B:00.0'``."""
         cdef char buf[64]
@@ -131,6 +170,18 @@ cdef class Device:
         ctx = _new_context(c, self, False, True)
         _stack().append(ctx)      # cuCtxCreate made it current
         return ctx
+
+    def can_access_peer(self, Device peer not None):
+        """Whether contexts of this device can map memory of ``peer``
+        (``cuDeviceCanAccessPeer``; PyCUDA's ``Device.can_access_peer``).
+        False for the device itself: peer access is between two devices.
+
+        Raises
+        ------
+        TypeError
+            When ``peer`` is not a :class:`Device`.
+        """
+        return _can_access_peer(self.handle, peer.handle)
 
     def __eq__(self, other):
         return isinstance(other, Device) and (<Device>other).handle == self.handle

@@ -52,21 +52,27 @@ cdef class HostAllocation:
         return d
 
     def __dealloc__(self):
-        cdef bint pushed = False
-        cdef CUresult r
         if self.ptr == NULL or not _release_ok(self.context, "page-locked host allocation"):
             return
-        with nogil:
-            r = _push_if_needed(self.context.ctx, &pushed)
-            if r == CUDA_SUCCESS:
-                if self.registered:
-                    r = api.cuMemHostUnregister(self.ptr)
-                else:
-                    r = api.cuMemFreeHost(self.ptr)
-                _pop_if_pushed(pushed)
+        _release_in_context(self.context,
+                            _REL_HOST_REGISTERED if self.registered else _REL_HOST,
+                            <uintptr_t>self.ptr, None)
         self.ptr = NULL
-        if r != CUDA_SUCCESS:
-            _release_failed("page-locked host allocation", r)
+
+
+cdef tuple _host_shape(object shape):
+    """``(shape tuple, element count)`` of a numpy-style shape argument."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    count = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError("negative dimensions are not allowed")
+        count *= int(s)
+    return shape, count
+
+
+cdef str _like_order(object array):
+    return "F" if (array.flags.f_contiguous and not array.flags.c_contiguous) else "C"
 
 
 def pagelocked_empty(shape, dtype, order="C", unsigned int mem_flags=0):
@@ -88,12 +94,7 @@ def pagelocked_empty(shape, dtype, order="C", unsigned int mem_flags=0):
     cdef void* p = NULL
     cdef CUresult r
     dt = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    count = 1
-    for s in shape:
-        if s < 0:
-            raise ValueError("negative dimensions are not allowed")
-        count *= int(s)
+    shape, count = _host_shape(shape)
     cdef size_t nbytes = max(count * dt.itemsize, 1)
     ctx = _current_context()
     with nogil:
@@ -115,8 +116,7 @@ def pagelocked_zeros(shape, dtype, order="C", unsigned int mem_flags=0):
 
 def pagelocked_empty_like(array, unsigned int mem_flags=0):
     """:func:`pagelocked_empty` with the shape, dtype and order of ``array``."""
-    order = "F" if (array.flags.f_contiguous and not array.flags.c_contiguous) else "C"
-    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
+    return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
 def pagelocked_zeros_like(array, unsigned int mem_flags=0):

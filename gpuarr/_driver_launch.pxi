@@ -268,9 +268,11 @@ cdef class Function:
         return 0
 
     def __call__(self, *args, block=None, grid=(1, 1), stream=None,
-                 unsigned int shared=0, texrefs=None, bint time_kernel=False):
+                 unsigned int shared=0, texrefs=None, bint time_kernel=False,
+                 bint cooperative=False, cluster=None):
         cdef unsigned int g[3]
         cdef unsigned int b[3]
+        cdef unsigned int c[3]
         cdef Py_ssize_t nargs = len(args)
         cdef char stack_buf[STACK_BYTES]
         cdef void* stack_params[STACK_ARGS]
@@ -283,6 +285,8 @@ cdef class Function:
             raise ValueError("block=(x, y, z) must be given")
         _dims3(block, b, "block")
         _dims3(grid, g, "grid")
+        if cluster is not None:
+            _dims3(cluster, c, "cluster")
         total = self._pack_bytes(nargs)
         s = _stream_handle(stream)
         handlers = []
@@ -298,10 +302,15 @@ cdef class Function:
                 start = Event()
                 end = Event()
                 start.record(stream)
-            r = api.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2],
-                                   shared, s, params, NULL)
+            if cooperative or cluster is not None:
+                r = _launch_ex(self, g, b, shared, s, params, cooperative,
+                               c if cluster is not None else NULL)
+            else:
+                r = api.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2],
+                                       shared, s, params, NULL)
             if r != CUDA_SUCCESS:
-                raise _make_error(r, "cuLaunchKernel",
+                raise _make_error(r, "cuLaunchKernel" if not cooperative and cluster is None
+                                  else "cuLaunchKernelEx",
                                   "kernel %r, grid=%r, block=%r, shared=%d bytes"
                                   % (self.function_name, grid, block, shared))
             if time_kernel:
@@ -528,6 +537,71 @@ cdef class Function:
     def set_cache_config(self, config):
         """Set this kernel's ``func_cache`` preference (``cuFuncSetCacheConfig``)."""
         check(api.cuFuncSetCacheConfig(self.func, int(config)), "cuFuncSetCacheConfig")
+
+    def max_active_blocks_per_multiprocessor(self, int block_size, size_t dynamic_smem=0):
+        """How many blocks of ``block_size`` threads, each with
+        ``dynamic_smem`` bytes of dynamic shared memory, one multiprocessor
+        holds at once (``cuOccupancyMaxActiveBlocksPerMultiprocessor``).
+
+        Raises
+        ------
+        ValueError
+            For ``block_size <= 0``.
+        """
+        return _max_active_blocks(self, block_size, dynamic_smem)
+
+    def max_potential_block_size(self, dynamic_smem=0, int block_size_limit=0):
+        """The block size that keeps the most threads resident, and the
+        smallest grid that fills the device with it
+        (``cuOccupancyMaxPotentialBlockSize``).
+
+        Parameters
+        ----------
+        dynamic_smem : int or callable, optional
+            Bytes of dynamic shared memory per block, or a function of the
+            block size returning them (then gpuarr searches the block sizes,
+            whole warps, itself).
+        block_size_limit : int, optional
+            Largest block size to consider (0: the kernel's own limit).
+
+        Returns
+        -------
+        (min_grid_size, block_size) : tuple of int
+        """
+        return _max_potential_block_size(self, dynamic_smem, block_size_limit)
+
+    def available_dynamic_smem_per_block(self, int num_blocks, int block_size):
+        """Bytes of dynamic shared memory each block may use with
+        ``num_blocks`` blocks of ``block_size`` threads resident on one
+        multiprocessor (``cuOccupancyAvailableDynamicSMemPerBlock``)."""
+        cdef size_t v = 0
+        if num_blocks <= 0 or block_size <= 0:
+            raise ValueError("num_blocks and block_size must be positive")
+        _load_launchex()
+        _need(<void*>_lx.cuOccupancyAvailableDynamicSMemPerBlock,
+              "cuOccupancyAvailableDynamicSMemPerBlock", "11.0")
+        check(_lx.cuOccupancyAvailableDynamicSMemPerBlock(&v, self.func, num_blocks,
+                                                         block_size),
+              "cuOccupancyAvailableDynamicSMemPerBlock")
+        return v
+
+    def max_potential_cluster_size(self, grid, block, unsigned int shared=0):
+        """The largest cluster (in blocks) a launch of this kernel with
+        ``grid``, ``block`` and ``shared`` bytes could use
+        (``cuOccupancyMaxPotentialClusterSize``); 8 is portable, more needs
+        ``function_attribute.NON_PORTABLE_CLUSTER_SIZE_ALLOWED``."""
+        return _cluster_occupancy(self, grid, block, None, shared, True)
+
+    def max_active_clusters(self, grid, block, cluster, unsigned int shared=0):
+        """How many clusters of ``cluster`` blocks can be resident at once
+        for this launch shape (``cuOccupancyMaxActiveClusters``).
+
+        Raises
+        ------
+        ValueError
+            When ``grid`` is not a whole number of clusters.
+        """
+        return _cluster_occupancy(self, grid, block, cluster, shared, False)
 
     @property
     def num_regs(self):

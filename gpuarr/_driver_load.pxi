@@ -92,6 +92,9 @@ cdef int _resolve() except -1:
     (<void**>&api.cuFuncGetParamCount)[0] = _get(b"cuFuncGetParamCount", None)
     (<void**>&api.cuLaunchKernel)[0] = _get(b"cuLaunchKernel", missing)
     (<void**>&api.cuStreamCreate)[0] = _get(b"cuStreamCreate", missing)
+    (<void**>&api.cuStreamCreateWithPriority)[0] = _get(b"cuStreamCreateWithPriority", missing)
+    (<void**>&api.cuStreamGetPriority)[0] = _get(b"cuStreamGetPriority", missing)
+    (<void**>&api.cuStreamGetFlags)[0] = _get(b"cuStreamGetFlags", missing)
     (<void**>&api.cuStreamDestroy)[0] = _get(b"cuStreamDestroy_v2", missing)
     (<void**>&api.cuStreamSynchronize)[0] = _get(b"cuStreamSynchronize", missing)
     (<void**>&api.cuStreamQuery)[0] = _get(b"cuStreamQuery", missing)
@@ -137,11 +140,38 @@ cdef int _load() except -1:
     return 0
 
 
+# Set in a child made by os.fork() after this process had initialized
+# the driver: CUDA state does not survive fork, so every call there fails
+# (_forked_error) instead of reaching the driver.
+cdef bint _forked = False
+
+
+def _after_fork_in_child():
+    global _forked, _initialized
+    if _initialized or _forked:
+        _forked = True
+        _initialized = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+cdef object _forked_error():
+    return _errors.RuntimeError(
+        "CUDA was initialized in the parent of this process before "
+        "os.fork(), and the CUDA driver cannot be used in a forked child: "
+        "start worker processes with multiprocessing's 'spawn' (or "
+        "'forkserver') start method, or initialize CUDA only in the "
+        "children", name="CUDA_ERROR_INITIALIZATION_ERROR", code=3)
+
+
 cdef int _ensure() except -1:
     """Load libcuda and call cuInit(0) once."""
     global _initialized
     if _initialized:
         return 0
+    if _forked:
+        raise _forked_error()
     _load()
     check(api.cuInit(0), "cuInit")
     _initialized = True
@@ -161,6 +191,8 @@ cdef int check(CUresult result, const char* call) except -1:
     """Raise the mapped exception when ``result`` is not CUDA_SUCCESS."""
     if result == CUDA_SUCCESS:
         return 0
+    if _forked:
+        raise _forked_error()
     raise _make_error(result, call.decode())
 
 
@@ -176,6 +208,8 @@ def init(unsigned int flags=0):
         When ``libcuda.so.1`` cannot be loaded.
     """
     global _initialized
+    if _forked:
+        raise _forked_error()
     _load()
     check(api.cuInit(flags), "cuInit")
     _initialized = True
@@ -201,7 +235,7 @@ def _is_finalizing():
 
 cdef bint _release_ok(Context ctx, str what):
     """Whether a handle of ``ctx`` may be released now (never raises)."""
-    if _finalizing or not _loaded or ctx is None:
+    if _finalizing or _forked or not _loaded or ctx is None:
         return False
     try:
         if sys.is_finalizing():
@@ -246,3 +280,13 @@ cdef CUresult _pop_if_pushed(bint pushed) noexcept nogil:
     if pushed:
         return api.cuCtxPopCurrent(&dummy)
     return CUDA_SUCCESS
+
+
+cdef int _need(void* fn, str name, str since) except -1:
+    """Raise NotSupportedError for an optional entry point the driver
+    lacks (``fn`` NULL): ``name`` came with CUDA ``since``."""
+    if fn == NULL:
+        raise _errors.NotSupportedError(
+            "this CUDA driver has no %s (it came with CUDA %s): install a "
+            "newer NVIDIA driver" % (name, since), call=name)
+    return 0

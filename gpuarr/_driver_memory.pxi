@@ -12,14 +12,71 @@ _MEMPOOL_INT_ATTRS = (1, 2, 3)
 cdef class MemoryPool:
     """A stream-ordered memory pool (``CUmemoryPool``).
 
-    Obtained from :meth:`Device.get_default_mem_pool`; the driver owns the
-    default pool, so nothing is destroyed when this object dies.
+    ``MemoryPool(device=None, max_size=0)`` creates a pool of device memory
+    (``cuMemPoolCreate``), destroyed when this object and every allocation
+    from it have died. :meth:`Device.get_default_mem_pool` and
+    :meth:`Device.get_mem_pool` give the driver's pools, which nothing
+    destroys.
+
+    Parameters
+    ----------
+    device : Device, optional
+        Default: the current context's device.
+    max_size : int, optional
+        Upper bound of the pool in bytes (0: the driver's default, all of
+        the device's memory).
+
+    Raises
+    ------
+    TypeError
+        When ``device`` is not a :class:`Device`.
+    NotSupportedError
+        When the driver has no ``cuMemPoolCreate`` (CUDA 11.2).
     """
     cdef CUmemoryPool pool
     cdef readonly object device
+    cdef bint owned
 
-    def __init__(self):
-        raise TypeError("memory pools come from Device.get_default_mem_pool()")
+    def __init__(self, device=None, size_t max_size=0):
+        if device is None:
+            device = _current_context().device
+        if not isinstance(device, Device):
+            raise TypeError("device must be a Device, not %s" % type(device).__name__)
+        _ensure()
+        self.pool = _create_pool(<Device>device, max_size)
+        self.owned = True
+        self.device = device
+
+    def __dealloc__(self):
+        if self.owned and self.pool != NULL:
+            _destroy_pool(self.pool)
+
+    def allocate(self, size_t nbytes, Stream stream=None):
+        """``nbytes`` of device memory from this pool, ordered in
+        ``stream`` (``cuMemAllocFromPoolAsync``); freed with
+        ``cuMemFreeAsync`` on that stream when it dies, as from
+        :func:`mem_alloc_async`. The allocation keeps the pool alive.
+
+        Raises
+        ------
+        MemoryError
+            When the pool cannot grow (``max_size``, or the device is full).
+        """
+        cdef CUdeviceptr p = 0
+        cdef CUstream s = NULL
+        ctx = _current_context()
+        _load_memkinds()
+        _need(<void*>_mk.cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", "11.2")
+        if stream is not None:
+            s = stream.stream
+        if nbytes:
+            check(_mk.cuMemAllocFromPoolAsync(&p, nbytes, self.pool, s),
+                  "cuMemAllocFromPoolAsync")
+        a = _new_allocation(p, nbytes, ctx)
+        a.is_async = True
+        a.stream = stream
+        a.owner = self
+        return a
 
     @property
     def handle(self):
@@ -66,8 +123,14 @@ cdef class MemoryPool:
         yet is still in use."""
         check(api.cuMemPoolTrimTo(self.pool, min_bytes_to_keep), "cuMemPoolTrimTo")
 
+    def __eq__(self, other):
+        return isinstance(other, MemoryPool) and (<MemoryPool>other).pool == self.pool
+
+    def __hash__(self):
+        return hash(("MemoryPool", <size_t>self.pool))
+
     def __repr__(self):
-        return "<MemoryPool 0x%x>" % (<size_t>self.pool)
+        return "<MemoryPool 0x%x%s>" % (<size_t>self.pool, ", created" if self.owned else "")
 
 
 cdef int _free_allocation(DeviceAllocation a, bint raise_errors) except -1:
@@ -79,6 +142,12 @@ cdef int _free_allocation(DeviceAllocation a, bint raise_errors) except -1:
         return 0
     a.freed = True
     if not _release_ok(a.context, "device allocation"):
+        return 0
+    if not raise_errors or a.context.captures:
+        # a destructor, or free() while a capture is in progress (then
+        # queued on the context)
+        _release_in_context(a.context, _REL_MEM_ASYNC if a.is_async else _REL_MEM,
+                            <uintptr_t>a.ptr, a.stream)
         return 0
     if a.is_async and a.stream is not None:
         s = (<Stream>a.stream).stream
@@ -156,6 +225,8 @@ def mem_alloc(size_t nbytes):
     cdef CUdeviceptr p = 0
     cdef CUresult r
     ctx = _current_context()
+    if ctx.deferred:
+        _drain_deferred(ctx)
     if nbytes:
         with nogil:
             r = api.cuMemAlloc(&p, nbytes)
@@ -177,6 +248,8 @@ def mem_alloc_async(size_t nbytes, Stream stream=None):
     cdef CUdeviceptr p = 0
     cdef CUstream s = NULL
     ctx = _current_context()
+    if ctx.deferred:
+        _drain_deferred(ctx)
     if api.cuMemAllocAsync == NULL:
         raise _errors.NotSupportedError("this driver has no cuMemAllocAsync")
     if stream is not None:

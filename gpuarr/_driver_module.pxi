@@ -79,17 +79,10 @@ cdef class Module:
             "a cudaSurfaceObject_t and pass a surface object" % (name,))
 
     def __dealloc__(self):
-        cdef bint pushed = False
-        cdef CUresult r
         if self.module == NULL or not _release_ok(self.context, "module"):
             return
-        r = _push_if_needed(self.context.ctx, &pushed)
-        if r == CUDA_SUCCESS:
-            r = api.cuModuleUnload(self.module)
-            _pop_if_pushed(pushed)
+        _release_in_context(self.context, _REL_MODULE, <uintptr_t>self.module, None)
         self.module = NULL
-        if r != CUDA_SUCCESS:
-            _release_failed("module", r)
 
 
 def module_from_buffer(buffer, options=None, message_handler=None):

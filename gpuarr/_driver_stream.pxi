@@ -11,16 +11,49 @@ cdef class Stream:
     flags : int
         ``stream_flags`` (``NON_BLOCKING`` = 1 does not synchronize with the
         legacy default stream).
+    priority : int, optional
+        Scheduling priority (``cuStreamCreateWithPriority``): lower numbers
+        are served first, within :meth:`Context.get_stream_priority_range`
+        (``(0, -5)`` on an H200: 0 is the default and lowest). The driver
+        clamps values outside the range.
+
+    Raises
+    ------
+    TypeError
+        When ``priority`` is not an integer.
     """
 
-    def __cinit__(self, unsigned int flags=0):
+    def __cinit__(self, unsigned int flags=0, priority=0):
+        cdef int prio
+        if not isinstance(priority, (int, np.integer)) or isinstance(priority, bool):
+            raise TypeError("priority must be an int, not %s" % type(priority).__name__)
+        prio = priority
         self.context = _current_context()
-        check(api.cuStreamCreate(&self.stream, flags), "cuStreamCreate")
+        if prio == 0:
+            check(api.cuStreamCreate(&self.stream, flags), "cuStreamCreate")
+        else:
+            check(api.cuStreamCreateWithPriority(&self.stream, flags, prio),
+                  "cuStreamCreateWithPriority")
 
     @property
     def handle(self):
         """The ``CUstream`` as an int."""
         return <uintptr_t>self.stream
+
+    @property
+    def priority(self):
+        """The stream's priority as the driver clamped it
+        (``cuStreamGetPriority``)."""
+        cdef int v = 0
+        check(api.cuStreamGetPriority(self.stream, &v), "cuStreamGetPriority")
+        return v
+
+    @property
+    def flags(self):
+        """The ``stream_flags`` the stream was made with (``cuStreamGetFlags``)."""
+        cdef unsigned int v = 0
+        check(api.cuStreamGetFlags(self.stream, &v), "cuStreamGetFlags")
+        return v
 
     def synchronize(self):
         """Wait for the stream's work to finish (``cuStreamSynchronize``)."""
@@ -46,17 +79,10 @@ cdef class Stream:
         return "<gpuarr.driver.Stream 0x%x>" % <uintptr_t>self.stream
 
     def __dealloc__(self):
-        cdef bint pushed = False
-        cdef CUresult r
         if self.stream == NULL or not _release_ok(self.context, "stream"):
             return
-        r = _push_if_needed(self.context.ctx, &pushed)
-        if r == CUDA_SUCCESS:
-            r = api.cuStreamDestroy(self.stream)
-            _pop_if_pushed(pushed)
+        _release_in_context(self.context, _REL_STREAM, <uintptr_t>self.stream, None)
         self.stream = NULL
-        if r != CUDA_SUCCESS:
-            _release_failed("stream", r)
 
 
 cdef class Event:
@@ -65,12 +91,52 @@ cdef class Event:
     Parameters
     ----------
     flags : int
-        ``event_flags`` (``BLOCKING_SYNC`` = 1, ``DISABLE_TIMING`` = 2).
+        ``event_flags``: ``BLOCKING_SYNC`` (1; ``synchronize`` sleeps instead
+        of spinning), ``DISABLE_TIMING`` (2), ``INTERPROCESS`` (4; needs
+        ``DISABLE_TIMING``, for :meth:`ipc_handle`).
+    ipc_handle : bytes, optional
+        Open the event of another process instead
+        (``cuIpcOpenEventHandle``); see :meth:`from_ipc_handle`.
+
+    Raises
+    ------
+    ValueError
+        For ``INTERPROCESS`` without ``DISABLE_TIMING`` (the driver's rule),
+        or flags given with ``ipc_handle``.
     """
 
-    def __cinit__(self, unsigned int flags=0):
+    def __cinit__(self, unsigned int flags=0, *, ipc_handle=None):
+        if ipc_handle is not None:
+            if flags:
+                raise ValueError("flags cannot be given with ipc_handle (an opened "
+                                 "event has the flags it was made with)")
+            self.context = _current_context()
+            _event_open_ipc(self, ipc_handle)
+            return
+        if flags & 4 and not flags & 2:
+            raise ValueError("event_flags.INTERPROCESS needs event_flags.DISABLE_TIMING")
         self.context = _current_context()
         check(api.cuEventCreate(&self.event, flags), "cuEventCreate")
+
+    @staticmethod
+    def from_ipc_handle(handle):
+        """The event of another process, from the 64 bytes its
+        :meth:`ipc_handle` returned (``cuIpcOpenEventHandle``; PyCUDA's
+        ``Event.from_ipc_handle``). Record and wait on it as on any
+        event; it is destroyed here when the object dies."""
+        return Event(ipc_handle=handle)
+
+    def ipc_handle(self):
+        """64 bytes another process opens with :meth:`from_ipc_handle`
+        (``cuIpcGetEventHandle``; the event must have been made with
+        ``INTERPROCESS | DISABLE_TIMING``).
+
+        Raises
+        ------
+        LogicError
+            For an event made without ``INTERPROCESS``.
+        """
+        return _event_ipc_handle(self)
 
     @property
     def handle(self):
@@ -112,14 +178,7 @@ cdef class Event:
         return ms
 
     def __dealloc__(self):
-        cdef bint pushed = False
-        cdef CUresult r
         if self.event == NULL or not _release_ok(self.context, "event"):
             return
-        r = _push_if_needed(self.context.ctx, &pushed)
-        if r == CUDA_SUCCESS:
-            r = api.cuEventDestroy(self.event)
-            _pop_if_pushed(pushed)
+        _release_in_context(self.context, _REL_EVENT, <uintptr_t>self.event, None)
         self.event = NULL
-        if r != CUDA_SUCCESS:
-            _release_failed("event", r)

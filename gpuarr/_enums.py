@@ -422,6 +422,28 @@ MEM_POOL_ATTRIBUTE = {
 }
 
 
+# ``CUmemorytype``: the ``MEMORY_TYPE`` pointer attribute (PyCUDA's
+# ``memory_type``).
+MEMORY_TYPE = {'HOST': 1, 'DEVICE': 2, 'ARRAY': 3, 'UNIFIED': 4}
+
+# ``CUmemAttach_flags``: ``cuMemAllocManaged``, ``cuStreamAttachMemAsync``
+# (PyCUDA's ``mem_attach_flags``).
+MEM_ATTACH_FLAGS = {'GLOBAL': 1, 'HOST': 2, 'SINGLE': 4}
+
+# ``CUmem_advise``: ``cuMemAdvise``.
+MEM_ADVICE = {
+    'SET_READ_MOSTLY': 1,
+    'UNSET_READ_MOSTLY': 2,
+    'SET_PREFERRED_LOCATION': 3,
+    'UNSET_PREFERRED_LOCATION': 4,
+    'SET_ACCESSED_BY': 5,
+    'UNSET_ACCESSED_BY': 6,
+}
+
+# ``CUipcMem_flags``: ``cuIpcOpenMemHandle`` (PyCUDA's ``ipc_mem_flags``).
+IPC_MEM_FLAGS = {'LAZY_ENABLE_PEER_ACCESS': 1}
+
+
 def _make_enums():
     import enum
     made = {}
@@ -432,7 +454,11 @@ def _make_enums():
                         (EVENT_FLAGS, "event_flags"), (JIT_OPTION, "jit_option"),
                         (JIT_INPUT_TYPE, "jit_input_type"),
                         (POINTER_ATTRIBUTE, "pointer_attribute"),
-                        (MEM_POOL_ATTRIBUTE, "mem_pool_attribute")):
+                        (MEM_POOL_ATTRIBUTE, "mem_pool_attribute"),
+                        (MEMORY_TYPE, "memory_type"),
+                        (MEM_ATTACH_FLAGS, "mem_attach_flags"),
+                        (MEM_ADVICE, "mem_advice"),
+                        (IPC_MEM_FLAGS, "ipc_mem_flags")):
         made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
     made["host_alloc_flags"] = enum.IntEnum(
         "host_alloc_flags", {"PORTABLE": 1, "DEVICEMAP": 2, "WRITECOMBINED": 4},

@@ -26,7 +26,8 @@ from gpuarr._errors import (  # noqa: F401
 from gpuarr._enums import (  # noqa: F401
     device_attribute, function_attribute, limit, func_cache, ctx_flags,
     stream_flags, event_flags, jit_option, jit_input_type, pointer_attribute,
-    host_alloc_flags, mem_host_register_flags, mem_pool_attribute)
+    host_alloc_flags, mem_host_register_flags, mem_pool_attribute,
+    memory_type, mem_attach_flags, mem_advice, ipc_mem_flags)
 from gpuarr._driver import (  # noqa: F401
     init, get_version, get_driver_version,
     Device, Context, DeviceAllocation, HostAllocation, Stream, Event,
@@ -40,6 +41,12 @@ from gpuarr._driver import (  # noqa: F401
     pagelocked_empty, pagelocked_zeros, pagelocked_empty_like,
     pagelocked_zeros_like, register_host_memory,
     module_from_buffer, module_from_file, add_detach_hook)
+# memory kinds, IPC and peer access
+from gpuarr._driver import (  # noqa: F401
+    ManagedAllocation, managed_empty, managed_zeros, managed_empty_like,
+    managed_zeros_like, mem_prefetch_async, mem_advise,
+    pointer_get_attribute, pointer_get_attributes,
+    mem_get_ipc_handle, IPCMemoryHandle)
 
 
 def to_device(ary):

@@ -568,11 +568,13 @@ def test_default_pool_without_memory_pools_is_binned(fake_lib):
         mp = drv.Context.get_device().get_default_mem_pool()
         assert isinstance(mp, drv.MemoryPool) and mp.handle != 0
         try:
-            drv.MemoryPool()
+            drv.MemoryPool("device 0")
         except TypeError:
             pass
         else:
-            raise AssertionError("MemoryPool() constructed")
+            raise AssertionError("MemoryPool('device 0') constructed")
+        created = drv.MemoryPool()               # cuMemPoolCreate
+        assert created != mp and "created" in repr(created)
         p = tools.StreamOrderedMemoryPool()
         assert p.mem_pool.handle == mp.handle
         assert mp.get_attribute(A.RELEASE_THRESHOLD) == 2 ** 64 - 1

@@ -107,6 +107,7 @@ static const struct {
 /* State                                                                     */
 /* ------------------------------------------------------------------------ */
 
+#define FAKE_MANAGED 0x100u     /* Res.flags of cuMemAllocManaged memory */
 #define MAX_PARAMS 128
 #define RECORD_BYTES 8192
 #define STACK_DEPTH 64
@@ -408,6 +409,9 @@ static const struct {
     {97, 232448},     /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
     {106, 32},        /* MAX_BLOCKS_PER_MULTIPROCESSOR */
     {115, 0},         /* MEMORY_POOLS_SUPPORTED: the fake has no cuMemAllocAsync pools */
+    {83, 1},          /* MANAGED_MEMORY */
+    {95, 1},          /* COOPERATIVE_LAUNCH */
+    {120, 1},         /* CLUSTER_LAUNCH */
 };
 
 #define TOTAL_MEM (80ULL << 30)
@@ -1215,13 +1219,14 @@ EXPORT CUresult cuPointerGetAttribute(void *out, int attr, CUdeviceptr p)
     int host = copy.kind == R_HOST || copy.kind == R_REG;
     switch (attr) {
     case 1: *(void **)out = copy.ctx; return OK;
-    case 2: *(unsigned *)out = host ? 1u : 2u; return OK;
+    case 2: *(unsigned *)out = host ? 1u : (copy.flags & FAKE_MANAGED) ? 4u : 2u; return OK;
     case 3: *(CUdeviceptr *)out = p; return OK;
     case 4:
         if (!host)
             return FAIL(E_INVALID_VALUE);
         *(void **)out = DP(p);
         return OK;
+    case 8: *(unsigned *)out = (copy.flags & FAKE_MANAGED) != 0; return OK;
     case 9: *(int *)out = 0; return OK;
     case 11: *(CUdeviceptr *)out = (CUdeviceptr)(uintptr_t)copy.ptr; return OK;
     case 12: *(size_t *)out = copy.size; return OK;
@@ -1775,6 +1780,52 @@ EXPORT CUresult cuStreamCreate(void **out, unsigned int flags)
     return OK;
 }
 
+/* Priorities as an H200 reports them: 0 (least) to -5 (greatest), clamped. */
+EXPORT CUresult cuStreamCreateWithPriority(void **out, unsigned int flags, int priority)
+{
+    CUresult r = cuStreamCreate(out, flags);
+    if (r)
+        return r;
+    if (priority > 0)
+        priority = 0;
+    if (priority < -5)
+        priority = -5;
+    ((Res *)*out)->recorded = priority;    /* streams do not use "recorded" */
+    return OK;
+}
+
+EXPORT CUresult cuStreamGetPriority(void *h, int *priority)
+{
+    NEED_CTX(NULL);
+    if (!priority)
+        return FAIL(E_INVALID_VALUE);
+    LOCK();
+    Res *r = h ? find_handle(h, R_STREAM) : NULL;
+    if (h && !r) {
+        UNLOCK();
+        return FAIL(E_INVALID_HANDLE);
+    }
+    *priority = r ? r->recorded : 0;
+    UNLOCK();
+    return OK;
+}
+
+EXPORT CUresult cuStreamGetFlags(void *h, unsigned int *flags)
+{
+    NEED_CTX(NULL);
+    if (!flags)
+        return FAIL(E_INVALID_VALUE);
+    LOCK();
+    Res *r = h ? find_handle(h, R_STREAM) : NULL;
+    if (h && !r) {
+        UNLOCK();
+        return FAIL(E_INVALID_HANDLE);
+    }
+    *flags = r ? r->flags : 0;
+    UNLOCK();
+    return OK;
+}
+
 EXPORT CUresult cuStreamDestroy_v2(void *h)
 {
     Ctx *c;
@@ -2230,3 +2281,7 @@ __attribute__((destructor)) static void exit_report(void)
     fprintf(f, "last_error=%d %s\n", last_error_code, last_error_call);
     fclose(f);
 }
+
+#include "fake_ipc.c"
+#include "fake_memkinds.c"
+#include "fake_launchex.c"
