@@ -40,6 +40,13 @@ from gpuarr._driver import (  # noqa: F401
     pagelocked_empty, pagelocked_zeros, pagelocked_empty_like,
     pagelocked_zeros_like, register_host_memory,
     module_from_buffer, module_from_file, add_detach_hook)
+# graphs and stream capture (issue 12, item 7)
+from gpuarr._driver import (  # noqa: F401
+    Graph, GraphNode, GraphExec)
+from gpuarr._enums import (  # noqa: F401 -- graphs and stream capture
+    capture_mode, capture_status, update_capture_dependencies_flags,
+    graph_node_type, graph_exec_update_result, graph_instantiate_flags,
+    graph_debug_dot_flags)
 
 
 def to_device(ary):
