@@ -74,4 +74,5 @@ include "_driver_module.pxi"     # Module
 include "_driver_link.pxi"       # Linker (cuLink*)
 include "_driver_launch.pxi"     # In/Out/InOut, Function
 include "_driver_graph.pxi"      # host callbacks, stream capture
-include "_driver_graph_nodes.pxi"  # Graph, GraphNode, GraphExec
+include "_driver_graph_nodes.pxi"  # Graph, GraphNode
+include "_driver_graph_exec.pxi"   # GraphExec

@@ -2230,3 +2230,4 @@ __attribute__((destructor)) static void exit_report(void)
     fprintf(f, "last_error=%d %s\n", last_error_code, last_error_call);
     fclose(f);
 }
+#include "fake_graph.c"
