@@ -59,6 +59,18 @@ cdef CUgraphNode* _node_array(Graph g, object nodes, str what, size_t* n) except
     return arr
 
 
+cdef object _host_view(object obj, str what):
+    """A memoryview of a host buffer: while a graph keeps it, the buffer
+    stays exported (its memory cannot move)."""
+    if isinstance(obj, memoryview):
+        return obj
+    try:
+        return memoryview(obj)
+    except TypeError:
+        raise TypeError("%s: %s does not expose a host buffer"
+                        % (what, type(obj).__name__)) from None
+
+
 cdef class GraphNode:
     """A node of a :class:`Graph` (``CUgraphNode``), from the graph's
     ``add_*_node`` methods, :meth:`Graph.get_nodes` or
@@ -298,7 +310,7 @@ cdef class Graph:
         cdef Py_buffer view
         self._alive("add_memcpy_htod_node")
         cdef CUdeviceptr d = _devptr(dest)
-        mv = memoryview(src) if not isinstance(src, memoryview) else src
+        mv = _host_view(src, "add_memcpy_htod_node")
         _get_host_buffer(mv, &view, False, "add_memcpy_htod_node")
         try:
             _check_fits(dest, view.len, "add_memcpy_htod_node")
@@ -317,7 +329,7 @@ cdef class Graph:
         cdef Py_buffer view
         self._alive("add_memcpy_dtoh_node")
         cdef CUdeviceptr s = _devptr(src)
-        mv = memoryview(dest) if not isinstance(dest, memoryview) else dest
+        mv = _host_view(dest, "add_memcpy_dtoh_node")
         _get_host_buffer(mv, &view, True, "add_memcpy_dtoh_node")
         try:
             _check_fits(src, view.len, "add_memcpy_dtoh_node")
@@ -377,7 +389,8 @@ cdef class Graph:
             raise ValueError("add_memset_node: element_size must be 1, 2 or 4, not %d"
                              % element_size)
         v = PyNumber_Index(value)
-        if not 0 <= v < (1 << (8 * element_size)):
+        es = int(element_size)
+        if not 0 <= v < (1 << (8 * es)):
             raise ValueError("add_memset_node: value %d does not fit in %d byte(s)"
                              % (v, element_size))
         if width == 0 or height == 0:
