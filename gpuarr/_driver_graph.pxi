@@ -294,19 +294,7 @@ _captures = {}
 # Graph object of gpuarr's will own the captured graph.
 _foreign_capture_keep = []
 
-_CAPTURE_HINTS = {
-    901: "the capture was invalidated by an operation a capturing stream does not "
-         "allow (a synchronous call such as memcpy_htod or mem_alloc, a "
-         "synchronize or query of the capturing stream, or work on the legacy "
-         "default stream while a GLOBAL-mode capture is in progress); nothing was "
-         "captured: begin the capture again",
-    903: "end_capture was called on a stream other than the one the capture began on",
-    904: "work forked into another stream during the capture was not joined back "
-         "(record an Event on that stream and wait_for_event on the capturing one)",
-    906: "the legacy default stream (stream=None) was used while a stream was "
-         "capturing: pass the capturing Stream to every call of the sequence",
-    908: "a GLOBAL or THREAD_LOCAL capture must be ended on the thread that began it",
-}
+_CAPTURE_HINTS = _errors.CAPTURE_HINTS
 
 
 cdef int _check_capturable(Stream st, str what) except -1:
