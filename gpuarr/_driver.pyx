@@ -77,3 +77,6 @@ include "_driver_launch.pxi"     # In/Out/InOut, Function
 include "_driver_ipc.pxi"        # IPC handles of memory and events, peer access
 include "_driver_memkinds.pxi"   # managed memory, prefetch/advice, pointer attributes, pools
 include "_driver_launchex.pxi"   # occupancy, cooperative and cluster launches
+include "_driver_graph.pxi"      # host callbacks, stream capture
+include "_driver_graph_nodes.pxi"  # Graph, GraphNode
+include "_driver_graph_exec.pxi"   # GraphExec

@@ -75,6 +75,108 @@ cdef class Stream:
         (``cuStreamWaitEvent``)."""
         check(api.cuStreamWaitEvent(self.stream, event.event, 0), "cuStreamWaitEvent")
 
+    # Host callbacks and stream capture (implemented in _driver_graph.pxi).
+
+    def add_callback(self, callback, flags=0):
+        """Call ``callback(stream, status)`` on a host thread once the work
+        queued so far has finished (``cuStreamAddCallback``).
+
+        ``stream`` is this Stream and ``status`` the stream's ``CUresult``
+        (0, or the error that stopped its work). Later work in the stream
+        waits for the callback. The callback is kept alive until it has run;
+        it runs with the GIL taken, and an exception raised in it is
+        reported to ``sys.unraisablehook`` (``object`` is the callback: as
+        Python reports exceptions it cannot raise), never lost. It must not
+        call CUDA, gpuarr's driver included (nor drop the last reference to
+        gpuarr memory): the driver forbids CUDA calls in host callbacks.
+
+        Raises
+        ------
+        TypeError
+            ``callback`` is not callable (before any driver call).
+        ValueError
+            ``flags`` is not 0.
+        LogicError
+            The stream is capturing (use :meth:`launch_host_func`).
+        """
+        _stream_add_callback(self, callback, flags)
+
+    def launch_host_func(self, func, *args):
+        """Call ``func(*args)`` on a host thread in stream order
+        (``cuLaunchHostFunc``): after the work queued so far, before work
+        queued later.
+
+        As :meth:`add_callback` (GIL taken, exceptions to
+        ``sys.unraisablehook``, no CUDA calls inside); ``func`` and ``args``
+        stay alive until it has run. On a capturing stream it becomes a host
+        node of the captured graph, run at every launch of it, and the graph
+        keeps ``func`` and ``args`` alive.
+
+        Raises
+        ------
+        TypeError
+            ``func`` is not callable (before any driver call).
+        """
+        _stream_launch_host_func(self, func, args)
+
+    def begin_capture(self, mode=0):
+        """Start recording the work queued on this stream into a graph
+        instead of running it (``cuStreamBeginCapture_v2``; PyCUDA's name).
+
+        Parameters
+        ----------
+        mode : capture_mode
+            ``GLOBAL`` (default; other threads' unsafe calls, such as a
+            synchronous ``mem_alloc``, are refused while it lasts),
+            ``THREAD_LOCAL`` (this thread's only) or ``RELAXED``.
+
+        Raises
+        ------
+        ValueError
+            A bad ``mode``; the legacy default stream (it cannot be captured).
+        LogicError
+            The stream is capturing already.
+        """
+        _stream_begin_capture(self, mode)
+
+    def end_capture(self):
+        """End the capture and return the recorded :class:`Graph`
+        (``cuStreamEndCapture``).
+
+        Raises
+        ------
+        LogicError
+            The stream is not capturing.
+        Error
+            The capture failed (``CUDA_ERROR_STREAM_CAPTURE_*``; the message
+            says what broke it, e.g. a synchronous call or the legacy default
+            stream used meanwhile); the capture is over then.
+        """
+        return _stream_end_capture(self)
+
+    def is_capturing(self):
+        """Whether the stream is capturing (``cuStreamIsCapturing``): True
+        also for a capture that an illegal call has invalidated (it still
+        needs :meth:`end_capture`)."""
+        return _stream_is_capturing(self)
+
+    def get_capture_info_v2(self):
+        """``(status, id, graph, dependencies)`` of the stream's capture
+        (``cuStreamGetCaptureInfo``; PyCUDA's name): a ``capture_status``,
+        the capture's unique id, the :class:`Graph` being recorded and the
+        nodes the next captured work will depend on. ``(NONE, 0, None, [])``
+        when not capturing. Nodes added to ``graph`` with its ``add_*_node``
+        methods join the capture through
+        :meth:`update_capture_dependencies`."""
+        return _stream_capture_info(self)
+
+    def update_capture_dependencies(self, nodes, flags=0):
+        """Set (``flags=update_capture_dependencies_flags.SET_CAPTURE_DEPENDENCIES``)
+        or extend (``ADD_CAPTURE_DEPENDENCIES``, 0) the nodes the next
+        captured work depends on (``cuStreamUpdateCaptureDependencies``;
+        PyCUDA's name). ``nodes`` are nodes of the graph being captured."""
+        _stream_update_capture_dependencies(self, nodes, flags)
+
     def __repr__(self):
         return "<gpuarr.driver.Stream 0x%x>" % <uintptr_t>self.stream
 

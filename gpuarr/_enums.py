@@ -442,6 +442,84 @@ MEM_ADVICE = {
 
 # ``CUipcMem_flags``: ``cuIpcOpenMemHandle`` (PyCUDA's ``ipc_mem_flags``).
 IPC_MEM_FLAGS = {'LAZY_ENABLE_PEER_ACCESS': 1}
+# ``CUstreamCaptureMode``: ``Stream.begin_capture``.
+CAPTURE_MODE = {
+    'GLOBAL': 0,
+    'THREAD_LOCAL': 1,
+    'RELAXED': 2,
+}
+
+# ``CUstreamCaptureStatus``: ``Stream.get_capture_info_v2``.
+CAPTURE_STATUS = {
+    'NONE': 0,
+    'ACTIVE': 1,
+    'INVALIDATED': 2,
+}
+
+# ``CUstreamUpdateCaptureDependencies_flags``.
+UPDATE_CAPTURE_DEPENDENCIES_FLAGS = {
+    'ADD_CAPTURE_DEPENDENCIES': 0,
+    'SET_CAPTURE_DEPENDENCIES': 1,
+}
+
+# ``CUgraphNodeType``: ``GraphNode.type``.
+GRAPH_NODE_TYPE = {
+    'KERNEL': 0,
+    'MEMCPY': 1,
+    'MEMSET': 2,
+    'HOST': 3,
+    'GRAPH': 4,
+    'EMPTY': 5,
+    'WAIT_EVENT': 6,
+    'EVENT_RECORD': 7,
+    'EXT_SEMAS_SIGNAL': 8,
+    'EXT_SEMAS_WAIT': 9,
+    'MEM_ALLOC': 10,
+    'MEM_FREE': 11,
+    'BATCH_MEM_OP': 12,
+    'CONDITIONAL': 13,
+}
+
+# ``CUgraphExecUpdateResult``: why ``GraphExec.update`` was refused.
+GRAPH_EXEC_UPDATE_RESULT = {
+    'SUCCESS': 0,
+    'ERROR': 1,
+    'ERROR_TOPOLOGY_CHANGED': 2,
+    'ERROR_NODE_TYPE_CHANGED': 3,
+    'ERROR_FUNCTION_CHANGED': 4,
+    'ERROR_PARAMETERS_CHANGED': 5,
+    'ERROR_NOT_SUPPORTED': 6,
+    'ERROR_UNSUPPORTED_FUNCTION_CHANGE': 7,
+    'ERROR_ATTRIBUTES_CHANGED': 8,
+}
+
+# ``CUgraphInstantiate_flags``: ``Graph.instantiate``.
+GRAPH_INSTANTIATE_FLAGS = {
+    'AUTO_FREE_ON_LAUNCH': 1,
+    'UPLOAD': 2,
+    'DEVICE_LAUNCH': 4,
+    'USE_NODE_PRIORITY': 8,
+}
+
+# ``CUgraphDebugDot_flags``: ``Graph.debug_dot_print``.
+GRAPH_DEBUG_DOT_FLAGS = {
+    'VERBOSE': 1 << 0,
+    'RUNTIME_TYPES': 1 << 1,
+    'KERNEL_NODE_PARAMS': 1 << 2,
+    'MEMCPY_NODE_PARAMS': 1 << 3,
+    'MEMSET_NODE_PARAMS': 1 << 4,
+    'HOST_NODE_PARAMS': 1 << 5,
+    'EVENT_NODE_PARAMS': 1 << 6,
+    'EXT_SEMAS_SIGNAL_NODE_PARAMS': 1 << 7,
+    'EXT_SEMAS_WAIT_NODE_PARAMS': 1 << 8,
+    'KERNEL_NODE_ATTRIBUTES': 1 << 9,
+    'HANDLES': 1 << 10,
+    'MEM_ALLOC_NODE_PARAMS': 1 << 11,
+    'MEM_FREE_NODE_PARAMS': 1 << 12,
+    'BATCH_MEM_OP_NODE_PARAMS': 1 << 13,
+    'EXTRA_TOPO_INFO': 1 << 14,
+    'CONDITIONAL_NODE_PARAMS': 1 << 15,
+}
 
 
 def _make_enums():
@@ -459,6 +537,16 @@ def _make_enums():
                         (MEM_ATTACH_FLAGS, "mem_attach_flags"),
                         (MEM_ADVICE, "mem_advice"),
                         (IPC_MEM_FLAGS, "ipc_mem_flags")):
+        made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
+    # graphs and stream capture (PyCUDA's names where it has them)
+    for table, name in ((CAPTURE_MODE, "capture_mode"),
+                        (CAPTURE_STATUS, "capture_status"),
+                        (UPDATE_CAPTURE_DEPENDENCIES_FLAGS,
+                         "update_capture_dependencies_flags"),
+                        (GRAPH_NODE_TYPE, "graph_node_type"),
+                        (GRAPH_EXEC_UPDATE_RESULT, "graph_exec_update_result"),
+                        (GRAPH_INSTANTIATE_FLAGS, "graph_instantiate_flags"),
+                        (GRAPH_DEBUG_DOT_FLAGS, "graph_debug_dot_flags")):
         made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
     made["host_alloc_flags"] = enum.IntEnum(
         "host_alloc_flags", {"PORTABLE": 1, "DEVICEMAP": 2, "WRITECOMBINED": 4},

@@ -179,6 +179,33 @@ def error_class(code):
     return RuntimeError
 
 
+#: What each stream-capture ``CUresult`` means for the caller: appended to
+#: the message of any call that fails with one (mem_alloc, a synchronous
+#: copy, a synchronize ... during a capture), so the error says which call
+#: broke the capture and what to do.
+CAPTURE_HINTS = {
+    900: "this call is not allowed while a stream is capturing (a synchronous "
+         "copy, memset or allocation, a synchronize, or a GLOBAL-mode capture "
+         "on another stream refusing an unsafe call): pass the capturing Stream "
+         "and preallocated memory to the captured work, or capture in RELAXED "
+         "mode",
+    901: "the capture was invalidated by an operation a capturing stream does not "
+         "allow (a synchronous call such as memcpy_htod or mem_alloc, a "
+         "synchronize or query of the capturing stream, or work on the legacy "
+         "default stream while a GLOBAL-mode capture is in progress); nothing was "
+         "captured: begin the capture again",
+    902: "two independent captures were merged by an event wait",
+    903: "end_capture was called on a stream other than the one the capture began on",
+    904: "work forked into another stream during the capture was not joined back "
+         "(record an Event on that stream and wait_for_event on the capturing one)",
+    905: "a captured event wait depends on work outside the capture",
+    906: "the legacy default stream (stream=None) was used while a blocking stream "
+         "was capturing: pass the capturing Stream to every call of the sequence",
+    907: "an event recorded in a capture cannot be synchronized or queried",
+    908: "a GLOBAL or THREAD_LOCAL capture must be ended on the thread that began it",
+}
+
+
 def make_error(code, call, description=None, detail=None):
     """Build (not raise) the exception for ``call`` having returned ``code``.
 
@@ -197,6 +224,9 @@ def make_error(code, call, description=None, detail=None):
     msg = "%s failed: %s" % (call, name)
     if description:
         msg += ": " + description
+    hint = CAPTURE_HINTS.get(code)
+    if hint and (not detail or hint not in detail):
+        detail = detail + "\n" + hint if detail else hint
     if detail:
         msg += "\n" + detail
     return error_class(code)(msg, code=code, name=name,

@@ -47,6 +47,13 @@ from gpuarr._driver import (  # noqa: F401
     managed_zeros_like, mem_prefetch_async, mem_advise,
     pointer_get_attribute, pointer_get_attributes,
     mem_get_ipc_handle, IPCMemoryHandle)
+# graphs and stream capture (issue 12, item 7)
+from gpuarr._driver import (  # noqa: F401
+    Graph, GraphNode, GraphExec)
+from gpuarr._enums import (  # noqa: F401 -- graphs and stream capture
+    capture_mode, capture_status, update_capture_dependencies_flags,
+    graph_node_type, graph_exec_update_result, graph_instantiate_flags,
+    graph_debug_dot_flags)
 
 
 def to_device(ary):

@@ -364,3 +364,37 @@ def test_a_forked_child_gets_a_clear_error_and_the_parent_goes_on(fake_lib):
         gc.collect()
         assert fk["live_allocations"] == 0, fk.counters()
     """)
+
+
+def test_releases_during_a_capture_wait_for_its_end(fake_lib):
+    check(fake_lib, """
+        s = drv.Stream()
+        a = drv.mem_alloc(64)
+        e = drv.Event()
+        other = drv.Stream()
+        live = fk["live_allocations"]
+        s.begin_capture()
+        assert ctx.pending_releases == 0
+        del a, e, other                        # would invalidate the capture
+        gc.collect()
+        b = drv.mem_alloc(32)
+        b.free()                               # an explicit free waits too
+        assert ctx.pending_releases == 4, ctx.pending_releases
+        assert fk["live_allocations"] == live + 1 and fk["mem_free_calls"] == 0
+        g = s.end_capture()
+        assert ctx.pending_releases == 0
+        c = fk.counters()
+        assert c["live_allocations"] == live - 1 and c["mem_free_calls"] == 2, c
+        assert c["wrong_context_frees"] == 0 and c["wrong_context_releases"] == 0, c
+        # ended with another context current: pushed for the release
+        s.begin_capture()
+        x = drv.mem_alloc(16)
+        del x
+        gc.collect()
+        assert ctx.pending_releases == 1
+        ctx2 = drv.Device(0).make_context()
+        s.end_capture()                        # pushes ctx for the release
+        assert ctx.pending_releases == 0 and fk["wrong_context_frees"] == 0
+        assert drv.Context.get_current() is ctx2
+        ctx2.detach()
+    """)

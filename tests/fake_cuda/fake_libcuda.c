@@ -2285,3 +2285,4 @@ __attribute__((destructor)) static void exit_report(void)
 #include "fake_ipc.c"
 #include "fake_memkinds.c"
 #include "fake_launchex.c"
+#include "fake_graph.c"
