@@ -15,7 +15,8 @@ sys.path.insert(0, HERE)
 from common import add_row, print_table  # noqa: E402
 
 MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
-           "curand", "joining", "sorting", "indexing", "linalg", "fusion", "graph"]
+           "curand", "joining", "sorting", "indexing", "linalg", "fusion", "graph",
+           "managed"]
 
 
 def _compile_rows(mod):

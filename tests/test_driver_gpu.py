@@ -428,7 +428,7 @@ def test_default_mem_pool_attributes(drv):
     mp = dev.get_default_mem_pool()
     assert mp.handle != 0 and mp.handle == dev.get_default_mem_pool().handle
     with pytest.raises(TypeError):
-        drv.MemoryPool()
+        drv.MemoryPool("device 0")
     old = mp.get_attribute(A.RELEASE_THRESHOLD)
     import gc
     gc.collect()

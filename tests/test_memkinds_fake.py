@@ -33,7 +33,7 @@ def test_managed_memory_is_one_address_for_host_and_device(fake_lib):
         assert f.flags.f_contiguous and f.dtype == np.float64
         assert drv.pointer_get_attribute(drv.pointer_attribute.IS_MANAGED, m) is True
         assert drv.pointer_get_attribute(drv.pointer_attribute.MEMORY_TYPE, m) \\
-            == drv.memory_type.UNIFIED
+            == drv.memory_type.DEVICE
         for bad, exc in (((-1,), ValueError),):
             try:
                 drv.managed_empty(bad, np.float32)

@@ -117,13 +117,14 @@ def test_managed_memory_kernels_and_host_share_it(drv, mod, n):
                               np.int32(n), block=(256, 1, 1), grid=((n + 255) // 256, 1))
     drv.mem_prefetch_async(a, "host")
     drv.Context.synchronize()
-    np.testing.assert_allclose(a, 3.0 * x + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(a, 3.0 * x + 1.0, rtol=1e-6, atol=1e-6)
     drv.mem_advise(a, drv.mem_advice.SET_READ_MOSTLY, 0)
     drv.mem_advise(a, drv.mem_advice.SET_PREFERRED_LOCATION, "host")
     drv.mem_advise(a, drv.mem_advice.SET_ACCESSED_BY, drv.Device(0))
     A = drv.pointer_attribute
     got = drv.pointer_get_attributes(a)
-    assert got[A.IS_MANAGED] is True and got[A.MEMORY_TYPE] == drv.memory_type.UNIFIED
+    # the driver reports managed memory as device memory that IS_MANAGED
+    assert got[A.IS_MANAGED] is True and got[A.MEMORY_TYPE] == drv.memory_type.DEVICE
     assert got[A.RANGE_SIZE] >= 4 * n
 
 
@@ -147,7 +148,7 @@ def test_mapped_host_memory_end_to_end(drv, mod):
     mod.get_function("scale")(np.uintp(dptr), np.float32(-2.0), np.int32(n),
                               block=(128, 1, 1), grid=((n + 127) // 128, 1))
     drv.Context.synchronize()
-    np.testing.assert_allclose(h, -2.0 * x + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(h, -2.0 * x + 1.0, rtol=1e-6, atol=1e-6)
     assert drv.pointer_get_attribute(drv.pointer_attribute.MEMORY_TYPE, h) \
         == drv.memory_type.HOST
 
@@ -160,7 +161,7 @@ def test_registered_host_memory_with_devicemap(drv, mod):
     mod.get_function("scale")(np.uintp(dptr), np.float32(0.5),
                               np.int32(arr.size), block=(256, 1, 1), grid=(16, 1))
     drv.Context.synchronize()
-    np.testing.assert_allclose(arr, want, rtol=1e-6)
+    np.testing.assert_allclose(arr, want, rtol=1e-6, atol=1e-6)
 
 
 def test_pointer_attributes_of_device_memory(drv, context):
@@ -340,7 +341,7 @@ def test_stream_priorities(drv, mod):
     hi.synchronize()
     back = np.empty_like(x)
     drv.memcpy_dtoh(back, d)
-    np.testing.assert_allclose(back, 2 * x + 1, rtol=1e-6)
+    np.testing.assert_allclose(back, 2 * x + 1, rtol=1e-6, atol=1e-6)
     with pytest.raises(TypeError):
         drv.Stream(priority=0.5)
 
@@ -371,10 +372,12 @@ def test_occupancy_agrees_with_itself_and_the_device(drv, mod, context):
     assert grid == per_sm[block] * sms
     grid2, block2 = f.max_potential_block_size(lambda bs: 64 * bs)
     assert f.max_active_blocks_per_multiprocessor(block2, 64 * block2) >= 1
-    big = f.available_dynamic_smem_per_block(1, 256)
-    assert big >= 48 * 1024
+    static = f.shared_size_bytes
+    # bounded by the kernel's dynamic shared memory limit, 48 KiB until raised
+    assert f.available_dynamic_smem_per_block(1, 256) == 48 * 1024 - static
     f.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, 100 * 1024)
     assert f.get_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES) == 100 * 1024
+    assert f.available_dynamic_smem_per_block(1, 256) >= 100 * 1024 - static
     assert f.max_active_blocks_per_multiprocessor(256, 100 * 1024) >= 1
     f.set_attribute(drv.function_attribute.PREFERRED_SHARED_MEMORY_CARVEOUT, 50)
     f.set_cache_config(drv.func_cache.PREFER_SHARED)
@@ -446,7 +449,7 @@ def test_threads_allocate_launch_and_release_each_others_objects(drv, mod, conte
                     back = np.empty_like(x)
                     drv.memcpy_dtoh_async(back, d, s)
                     s.synchronize()
-                    np.testing.assert_allclose(back, 2 * x + 1, rtol=1e-6)
+                    np.testing.assert_allclose(back, 2 * x + 1, rtol=1e-6, atol=1e-6)
                     e = drv.Event().record(s)
                     with lock:
                         handoff.append((d, s, e))     # another thread drops these
@@ -514,23 +517,27 @@ def test_fork_child_gets_a_clear_error_and_spawn_works(context, tmp_path):
 
 
 def test_exhaustion_raises_memory_error_and_keeps_the_inputs(drv, context):
+    """An allocation the device cannot hold raises MemoryError after the
+    pool gave back what it kept (the cache of small blocks and the driver
+    pool's unused memory), and the failed operation's inputs are intact.
+    Nothing large is held, so tests running beside it are not starved."""
     import gpuarr
+    from gpuarr import tools
     x = rng(4).standard_normal(1 << 16).astype(np.float32)
     a = gpuarr.to_gpu(x)
     free, total = drv.mem_get_info()
+    pool = tools.default_pool()
+    for _ in range(3):
+        small = [gpuarr.empty(1000 + k, np.float32) for k in range(32)]
+        del small                              # kept by the pool for reuse
     with pytest.raises(MemoryError):
         gpuarr.empty(2 * total // 4, np.float32)
+    if isinstance(pool, tools.StreamOrderedMemoryPool):
+        assert pool.held_bytes == 0
     with pytest.raises(MemoryError):
         a[None, :] * gpuarr.to_gpu(np.ones(1 << 22, np.float32))[:, None]
     assert np.array_equal(a.get(), x)
-    # cached blocks go back before an allocation fails: fill most of the
-    # device with pooled arrays, drop them, then ask for one that fits only
-    # once the pool's cache is released
-    chunk = (free // 8) // 4
-    held = [gpuarr.empty(chunk, np.float32) for _ in range(6)]
-    del held
-    big = gpuarr.empty(int(chunk * 5), np.float32)
-    big.fill(1.0)
-    assert float(big[:10].get().sum()) == 10.0
-    del big
-    assert np.array_equal(a.get(), x)
+    drv.Context.synchronize()
+    assert drv.mem_get_info()[0] >= free - (64 << 20)
+    b = a * 2                                  # the device works on
+    np.testing.assert_array_equal(b.get(), 2 * x)

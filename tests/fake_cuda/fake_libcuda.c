@@ -1219,7 +1219,7 @@ EXPORT CUresult cuPointerGetAttribute(void *out, int attr, CUdeviceptr p)
     int host = copy.kind == R_HOST || copy.kind == R_REG;
     switch (attr) {
     case 1: *(void **)out = copy.ctx; return OK;
-    case 2: *(unsigned *)out = host ? 1u : (copy.flags & FAKE_MANAGED) ? 4u : 2u; return OK;
+    case 2: *(unsigned *)out = host ? 1u : 2u; return OK;   /* managed: DEVICE, as the driver */
     case 3: *(CUdeviceptr *)out = p; return OK;
     case 4:
         if (!host)
