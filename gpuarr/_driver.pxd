@@ -34,6 +34,7 @@ cdef class DeviceAllocation:
 cdef class Stream:
     cdef CUstream stream
     cdef readonly Context context
+    cdef readonly bint capturing   # between begin_capture and end_capture
 
 
 cdef class Event:

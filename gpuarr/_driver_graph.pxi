@@ -360,6 +360,7 @@ cdef object _stream_begin_capture(Stream st, object mode):
     check(gapi.cuStreamBeginCapture_v2(st.stream, m), "cuStreamBeginCapture_v2")
     # from here releases in the context wait in its queue (_driver_release.pxi)
     st.context.captures += 1
+    st.capturing = True
     _capture_info(st.stream, &status, &cid, &h, &deps, &ndeps)
     _captures[cid] = _new_graph(h, st.context, False)
     return None
@@ -400,9 +401,11 @@ cdef object _stream_end_capture(Stream st):
                 (<Graph>g).graph = NULL     # the driver destroyed it
                 (<Graph>g).owned = False
             if g is not None and not (<Graph>g).foreign:
+                st.capturing = False
                 _capture_ended(st.context)
         raise _make_error(r, "cuStreamEndCapture", _CAPTURE_HINTS.get(r))
     if g is not None and not (<Graph>g).foreign:
+        st.capturing = False
         _capture_ended(st.context)
     if g is None:
         g = _new_graph(out, st.context, True)

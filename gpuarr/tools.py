@@ -354,12 +354,21 @@ class StreamOrderedMemoryPool:
         gpuarr.driver.MemoryError
             If the device is out of memory even after a garbage collection
             and a trim of the pool.
+        gpuarr.driver.LogicError
+            While ``stream`` is being captured into a graph.
         """
         # whole 16-byte units, as the binned pool's 512-byte minimum gives:
         # kernels may then load 16 bytes at a time, or compare-and-swap the
         # aligned 32-bit word holding a 1-byte item, at the end of a block
         nbytes = (nbytes + 15) & ~15
         raw = None
+        if stream is not None and stream.capturing:
+            raise _drv.LogicError(
+                "an array operation asked gpuarr's memory pool for %d bytes on %r "
+                "while it is being captured (Stream.begin_capture): a CUDA graph "
+                "cannot own pooled memory, which gpuarr reuses as soon as the "
+                "array dies. Allocate before the capture and pass out= to "
+                "operations inside it" % (nbytes, stream))
         if nbytes <= _SMALL_BLOCK:
             lst = self._cache.get((nbytes, stream))
             if lst:

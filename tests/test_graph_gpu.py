@@ -342,6 +342,27 @@ def test_gpuarr_elementwise_operations_into_preallocated_outputs_capture(drv, co
     np.testing.assert_allclose(d.get(), (a2 + b_h) * a2, rtol=1e-6)
 
 
+def test_an_allocating_operation_inside_a_capture_says_so(drv, context):
+    import gpuarr
+    from gpuarr import tools
+    if not isinstance(tools.default_pool(), tools.StreamOrderedMemoryPool):
+        pytest.skip("the default pool is not the stream-ordered one")
+    a = gpuarr.to_gpu(rand(np.float32, 1000))
+    s = drv.Stream()
+    gpuarr.add(a, a, stream=s)
+    s.synchronize()
+    live = tools.default_pool().active_blocks
+    s.begin_capture()
+    with pytest.raises(drv.LogicError, match="being captured.*out="):
+        gpuarr.add(a, a, stream=s)
+    g = s.end_capture()                        # the capture was not broken
+    assert not s.capturing and tools.default_pool().active_blocks == live
+    g.instantiate().launch(s)
+    s.synchronize()
+    c = gpuarr.add(a, a, stream=s)             # and allocation works after it
+    np.testing.assert_array_equal(c.get(), 2 * a.get())
+
+
 def test_bad_input_is_refused_before_the_driver(drv, mod):
     s = drv.Stream()
     with pytest.raises(TypeError, match="callable"):
