@@ -73,3 +73,7 @@ include "_driver_stream.pxi"     # Stream, Event
 include "_driver_module.pxi"     # Module
 include "_driver_link.pxi"       # Linker (cuLink*)
 include "_driver_launch.pxi"     # In/Out/InOut, Function
+include "_driver_array.pxi"      # CUDA arrays, descriptors, np_to_array
+include "_driver_copy3d.pxi"     # pitched memory, 2-D memsets, peer copies
+include "_driver_memcpy.pxi"     # Memcpy2D, Memcpy3D, Memcpy3DPeer
+include "_driver_texture.pxi"    # TextureObject, SurfaceObject
