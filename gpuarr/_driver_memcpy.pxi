@@ -214,6 +214,10 @@ cdef class _Memcpy:
 
     cdef int _check(self, bint is3d) except -1:
         d = self._depth if is3d else 1
+        for side, name in ((self.src, "src"), (self.dst, "dst")):
+            if (<_CopySide>side).kind == 0:
+                raise ValueError("%s is not set: call set_%s_host/device/array/unified "
+                                 "first" % (name, name))
         self.src.check("src", self.width_in_bytes, self.height, d, is3d)
         self.dst.check("dst", self.width_in_bytes, self.height, d, is3d)
         return 0
