@@ -15,7 +15,7 @@ sys.path.insert(0, HERE)
 from common import add_row, print_table  # noqa: E402
 
 MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
-           "curand", "joining", "sorting", "indexing", "linalg", "fusion"]
+           "curand", "joining", "sorting", "indexing", "linalg", "fusion", "copy2d"]
 
 
 def _compile_rows(mod):
