@@ -276,8 +276,8 @@ cdef class Array:
 
     def get_descriptor(self):
         """The array's :class:`ArrayDescriptor` as the driver reports it
-        (``cuArrayGetDescriptor``); a 3-D or layered array raises
-        :class:`LogicError` there: use :meth:`get_descriptor_3d`."""
+        (``cuArrayGetDescriptor``); for 3-D, layered or flagged arrays use
+        :meth:`get_descriptor_3d`, which reports depth and flags."""
         cdef GA_CUDA_ARRAY_DESCRIPTOR d
         self._live("get_descriptor")
         check(_ar.cuArrayGetDescriptor(&d, self.array), "cuArrayGetDescriptor_v2")
