@@ -16,7 +16,7 @@ from common import add_row, print_table  # noqa: E402
 
 MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
            "curand", "joining", "sorting", "indexing", "linalg", "fusion", "graph",
-           "managed"]
+           "managed", "copy2d"]
 
 
 def _compile_rows(mod):

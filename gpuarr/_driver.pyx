@@ -80,3 +80,7 @@ include "_driver_launchex.pxi"   # occupancy, cooperative and cluster launches
 include "_driver_graph.pxi"      # host callbacks, stream capture
 include "_driver_graph_nodes.pxi"  # Graph, GraphNode
 include "_driver_graph_exec.pxi"   # GraphExec
+include "_driver_array.pxi"      # CUDA arrays, descriptors, np_to_array
+include "_driver_copy3d.pxi"     # pitched memory, 2-D memsets, peer copies
+include "_driver_memcpy.pxi"     # Memcpy2D, Memcpy3D, Memcpy3DPeer
+include "_driver_texture.pxi"    # TextureObject, SurfaceObject

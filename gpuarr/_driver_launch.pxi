@@ -234,6 +234,10 @@ cdef class Function:
                         raise TypeError("%s: cannot pass a %d-byte %s without parameter "
                                         "information from the driver"
                                         % (self._argname(k), size, arg.dtype))
+            elif t is TextureObject or t is SurfaceObject:
+                # cudaTextureObject_t / cudaSurfaceObject_t: 8 bytes
+                memcpy(scratch, &(<_TexHandle>arg).obj, 8)
+                size = 8
             elif isinstance(arg, ArgumentHandler):
                 handlers.append(arg)
                 dp = (<ArgumentHandler>arg).acquire()

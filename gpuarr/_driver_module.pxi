@@ -61,8 +61,9 @@ cdef class Module:
         raise _errors.NotSupportedError(
             "Module.get_texref(%r): texture references were removed in CUDA "
             "12 (cuModuleGetTexRef is gone); declare the kernel argument as "
-            "a cudaTextureObject_t and pass a texture object, or read the "
-            "data through a plain const T *__restrict__ argument" % (name,))
+            "a cudaTextureObject_t and pass a gpuarr.driver.TextureObject "
+            "(over an Array, linear or pitched memory), or read the data "
+            "through a plain const T *__restrict__ argument" % (name,))
 
     def get_surfref(self, name):
         """PyCUDA's surface-reference lookup, which cannot exist any more.
@@ -76,7 +77,7 @@ cdef class Module:
         raise _errors.NotSupportedError(
             "Module.get_surfref(%r): surface references were removed in CUDA "
             "12 (cuModuleGetSurfRef is gone); declare the kernel argument as "
-            "a cudaSurfaceObject_t and pass a surface object" % (name,))
+            "a cudaSurfaceObject_t and pass a gpuarr.driver.SurfaceObject" % (name,))
 
     def __dealloc__(self):
         if self.module == NULL or not _release_ok(self.context, "module"):

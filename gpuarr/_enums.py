@@ -422,8 +422,8 @@ MEM_POOL_ATTRIBUTE = {
 }
 
 
-# ``CUmemorytype``: the ``MEMORY_TYPE`` pointer attribute (PyCUDA's
-# ``memory_type``).
+# ``CUmemorytype``: the ``MEMORY_TYPE`` pointer attribute, the sides of a
+# Memcpy2D/3D (PyCUDA's ``memory_type``).
 MEMORY_TYPE = {'HOST': 1, 'DEVICE': 2, 'ARRAY': 3, 'UNIFIED': 4}
 
 # ``CUmemAttach_flags``: ``cuMemAllocManaged``, ``cuStreamAttachMemAsync``
@@ -521,6 +521,74 @@ GRAPH_DEBUG_DOT_FLAGS = {
     'CONDITIONAL_NODE_PARAMS': 1 << 15,
 }
 
+# ``CUarray_format``: the channel type of a CUDA array (PyCUDA's
+# ``array_format`` has the first eight).
+ARRAY_FORMAT = {
+    'UNSIGNED_INT8': 0x01,
+    'UNSIGNED_INT16': 0x02,
+    'UNSIGNED_INT32': 0x03,
+    'SIGNED_INT8': 0x08,
+    'SIGNED_INT16': 0x09,
+    'SIGNED_INT32': 0x0a,
+    'HALF': 0x10,
+    'FLOAT': 0x20,
+    'NV12': 0xb0,
+    'UNORM_INT8X1': 0xc0,
+    'UNORM_INT8X2': 0xc1,
+    'UNORM_INT8X4': 0xc2,
+    'UNORM_INT16X1': 0xc3,
+    'UNORM_INT16X2': 0xc4,
+    'UNORM_INT16X4': 0xc5,
+    'SNORM_INT8X1': 0xc6,
+    'SNORM_INT8X2': 0xc7,
+    'SNORM_INT8X4': 0xc8,
+    'SNORM_INT16X1': 0xc9,
+    'SNORM_INT16X2': 0xca,
+    'SNORM_INT16X4': 0xcb,
+}
+
+# ``CUDA_ARRAY3D_*`` flags of ``ArrayDescriptor3D.flags`` (PyCUDA's
+# ``array3d_flags``; ``LAYERED`` is also ``ARRAY3D_LAYERED``/``2DARRAY``).
+ARRAY3D_FLAGS = {
+    'LAYERED': 0x01,
+    'ARRAY3D_LAYERED': 0x01,
+    'SURFACE_LDST': 0x02,
+    'CUBEMAP': 0x04,
+    'TEXTURE_GATHER': 0x08,
+    'DEPTH_TEXTURE': 0x10,
+    'COLOR_ATTACHMENT': 0x20,
+}
+
+# ``CUaddress_mode``: texture addressing per dimension.
+ADDRESS_MODE = {'WRAP': 0, 'CLAMP': 1, 'MIRROR': 2, 'BORDER': 3}
+
+# ``CUfilter_mode``: texture filtering.
+FILTER_MODE = {'POINT': 0, 'LINEAR': 1}
+
+# ``CUresourcetype``: what a texture or surface object reads.
+RESOURCE_TYPE = {'ARRAY': 0, 'MIPMAPPED_ARRAY': 1, 'LINEAR': 2, 'PITCH2D': 3}
+
+# How a texture returns integer data (the runtime API's
+# ``cudaTextureReadMode``; the driver's ``CU_TRSF_READ_AS_INTEGER`` flag).
+TEXTURE_READ_MODE = {'ELEMENT_TYPE': 0, 'NORMALIZED_FLOAT': 1}
+
+# ``CUresourceViewFormat``: ``ResourceViewDescriptor.format``.
+RESOURCE_VIEW_FORMAT = {
+    'NONE': 0x00,
+    'UINT_1X8': 0x01, 'UINT_2X8': 0x02, 'UINT_4X8': 0x03,
+    'SINT_1X8': 0x04, 'SINT_2X8': 0x05, 'SINT_4X8': 0x06,
+    'UINT_1X16': 0x07, 'UINT_2X16': 0x08, 'UINT_4X16': 0x09,
+    'SINT_1X16': 0x0a, 'SINT_2X16': 0x0b, 'SINT_4X16': 0x0c,
+    'UINT_1X32': 0x0d, 'UINT_2X32': 0x0e, 'UINT_4X32': 0x0f,
+    'SINT_1X32': 0x10, 'SINT_2X32': 0x11, 'SINT_4X32': 0x12,
+    'FLOAT_1X16': 0x13, 'FLOAT_2X16': 0x14, 'FLOAT_4X16': 0x15,
+    'FLOAT_1X32': 0x16, 'FLOAT_2X32': 0x17, 'FLOAT_4X32': 0x18,
+    'UNSIGNED_BC1': 0x19, 'UNSIGNED_BC2': 0x1a, 'UNSIGNED_BC3': 0x1b,
+    'UNSIGNED_BC4': 0x1c, 'SIGNED_BC4': 0x1d, 'UNSIGNED_BC5': 0x1e,
+    'SIGNED_BC5': 0x1f, 'UNSIGNED_BC6H': 0x20, 'SIGNED_BC6H': 0x21,
+    'UNSIGNED_BC7': 0x22,
+}
+
 
 def _make_enums():
     import enum
@@ -536,17 +604,22 @@ def _make_enums():
                         (MEMORY_TYPE, "memory_type"),
                         (MEM_ATTACH_FLAGS, "mem_attach_flags"),
                         (MEM_ADVICE, "mem_advice"),
-                        (IPC_MEM_FLAGS, "ipc_mem_flags")):
-        made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
-    # graphs and stream capture (PyCUDA's names where it has them)
-    for table, name in ((CAPTURE_MODE, "capture_mode"),
+                        (IPC_MEM_FLAGS, "ipc_mem_flags"),
+                        # graphs and stream capture
+                        (CAPTURE_MODE, "capture_mode"),
                         (CAPTURE_STATUS, "capture_status"),
                         (UPDATE_CAPTURE_DEPENDENCIES_FLAGS,
                          "update_capture_dependencies_flags"),
                         (GRAPH_NODE_TYPE, "graph_node_type"),
                         (GRAPH_EXEC_UPDATE_RESULT, "graph_exec_update_result"),
                         (GRAPH_INSTANTIATE_FLAGS, "graph_instantiate_flags"),
-                        (GRAPH_DEBUG_DOT_FLAGS, "graph_debug_dot_flags")):
+                        (GRAPH_DEBUG_DOT_FLAGS, "graph_debug_dot_flags"),
+                        # arrays, copies, textures
+                        (ARRAY_FORMAT, "array_format"), (ARRAY3D_FLAGS, "array3d_flags"),
+                        (ADDRESS_MODE, "address_mode"), (FILTER_MODE, "filter_mode"),
+                        (RESOURCE_TYPE, "resource_type"),
+                        (TEXTURE_READ_MODE, "texture_read_mode"),
+                        (RESOURCE_VIEW_FORMAT, "resource_view_format")):
         made[name] = enum.IntEnum(name, table, module="gpuarr.driver")
     made["host_alloc_flags"] = enum.IntEnum(
         "host_alloc_flags", {"PORTABLE": 1, "DEVICEMAP": 2, "WRITECOMBINED": 4},

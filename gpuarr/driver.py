@@ -54,6 +54,19 @@ from gpuarr._enums import (  # noqa: F401 -- graphs and stream capture
     capture_mode, capture_status, update_capture_dependencies_flags,
     graph_node_type, graph_exec_update_result, graph_instantiate_flags,
     graph_debug_dot_flags)
+# pitched memory, 2-D/3-D copies, CUDA arrays, texture and surface objects
+from gpuarr._driver import (  # noqa: F401
+    mem_alloc_pitch, memset_d2d8, memset_d2d16, memset_d2d32,
+    memset_d2d8_async, memset_d2d16_async, memset_d2d32_async,
+    Memcpy2D, Memcpy3D, Memcpy3DPeer, memcpy_peer, memcpy_peer_async,
+    ArrayDescriptor, ArrayDescriptor3D, Array,
+    memcpy_htoa, memcpy_atoh, memcpy_dtoa, memcpy_atod,
+    dtype_to_array_format, array_format_to_dtype,
+    np_to_array, matrix_to_array, gpuarray_to_array,
+    TextureObject, SurfaceObject, ResourceViewDescriptor)
+from gpuarr._enums import (  # noqa: F401  (arrays and textures)
+    array_format, array3d_flags, address_mode, filter_mode,
+    resource_type, texture_read_mode, resource_view_format)
 
 
 def to_device(ary):

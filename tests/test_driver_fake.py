@@ -1051,7 +1051,9 @@ def test_device_attributes(fake_lib):
         assert attrs[A.MULTIPROCESSOR_COUNT] == 132 and attrs[A.COMPUTE_CAPABILITY_MAJOR] == 9
         assert attrs[A.MAX_BLOCK_DIM_Z] == 64 and attrs[A.WARP_SIZE] == 32
         assert A.MAXIMUM_TEXTURE1D_WIDTH not in attrs          # the fake does not report it
-        assert len(attrs) == 32, sorted(a.name for a in attrs)
+        # 29, plus TEXTURE_ALIGNMENT and TEXTURE_PITCH_ALIGNMENT (fake_array.c),
+        # MANAGED_MEMORY, COOPERATIVE_LAUNCH and CLUSTER_LAUNCH
+        assert len(attrs) == 34, sorted(a.name for a in attrs)
         try:
             d.get_attribute(A.MAXIMUM_TEXTURE1D_WIDTH)
         except drv.LogicError as e:

@@ -392,6 +392,7 @@ static const struct {
     {10, 32},         /* WARP_SIZE */
     {12, 65536},      /* MAX_REGISTERS_PER_BLOCK */
     {13, 1980000},    /* CLOCK_RATE */
+    {14, 16},         /* TEXTURE_ALIGNMENT: what malloc guarantees (fake_array.c) */
     {16, 132},        /* MULTIPROCESSOR_COUNT */
     {19, 1},          /* CAN_MAP_HOST_MEMORY */
     {20, 0},          /* COMPUTE_MODE */
@@ -402,6 +403,7 @@ static const struct {
     {39, 2048},       /* MAX_THREADS_PER_MULTIPROCESSOR */
     {41, 1},          /* UNIFIED_ADDRESSING */
     {50, 0},          /* PCI_DOMAIN_ID */
+    {51, 32},         /* TEXTURE_PITCH_ALIGNMENT (fake_array.c) */
     {75, 9},          /* COMPUTE_CAPABILITY_MAJOR */
     {76, 0},          /* COMPUTE_CAPABILITY_MINOR */
     {81, 233472},     /* MAX_SHARED_MEMORY_PER_MULTIPROCESSOR */
@@ -2286,3 +2288,4 @@ __attribute__((destructor)) static void exit_report(void)
 #include "fake_memkinds.c"
 #include "fake_launchex.c"
 #include "fake_graph.c"
+#include "fake_array.c"
