@@ -288,6 +288,16 @@ cdef _HostCall _new_host_call(object func, tuple args, str what):
 # get_capture_info_v2 and end_capture return the same Graph, and what host
 # functions launched into the capture need stays alive with it)
 _captures = {}
+# captures begun with Stream.begin_capture and not yet ended, in every
+# context (capture_in_progress)
+cdef int _active_captures = 0
+
+
+def capture_in_progress():
+    """Whether a stream capture begun with :meth:`Stream.begin_capture` is
+    in progress in this process (on any stream, in any context). gpuarr's
+    memory pools ask it before they hand out memory a graph must not own."""
+    return _active_captures > 0
 
 # What host functions captured into a capture gpuarr did not begin (one
 # begun by other code) need: kept for the life of the process, since no
@@ -359,7 +369,9 @@ cdef object _stream_begin_capture(Stream st, object mode):
     _gneed(gapi.cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2")
     check(gapi.cuStreamBeginCapture_v2(st.stream, m), "cuStreamBeginCapture_v2")
     # from here releases in the context wait in its queue (_driver_release.pxi)
+    global _active_captures
     st.context.captures += 1
+    _active_captures += 1
     st.capturing = True
     _capture_info(st.stream, &status, &cid, &h, &deps, &ndeps)
     _captures[cid] = _new_graph(h, st.context, False)
@@ -369,8 +381,11 @@ cdef object _stream_begin_capture(Stream st, object mode):
 cdef int _capture_ended(Context ctx) except -1:
     """A capture begun by begin_capture in ``ctx`` is over: release what
     died meanwhile once none is left."""
+    global _active_captures
     if ctx.captures > 0:
         ctx.captures -= 1
+    if _active_captures > 0:
+        _active_captures -= 1
     if not ctx.captures and ctx.deferred:
         _drain_pushed(ctx)
     return 0

@@ -49,7 +49,7 @@ from gpuarr._driver import (  # noqa: F401
     mem_get_ipc_handle, IPCMemoryHandle)
 # graphs and stream capture (issue 12, item 7)
 from gpuarr._driver import (  # noqa: F401
-    Graph, GraphNode, GraphExec)
+    Graph, GraphNode, GraphExec, capture_in_progress)
 from gpuarr._enums import (  # noqa: F401 -- graphs and stream capture
     capture_mode, capture_status, update_capture_dependencies_flags,
     graph_node_type, graph_exec_update_result, graph_instantiate_flags,

@@ -161,6 +161,18 @@ def _free_kept(bins):
                 pass
 
 
+_capture_in_progress = _drv.capture_in_progress
+
+
+def _refuse_during_capture(nbytes):
+    raise _drv.LogicError(
+        "an array operation asked gpuarr's memory pool for %d bytes while a "
+        "stream capture is in progress (Stream.begin_capture): a CUDA graph "
+        "cannot own pooled memory, which gpuarr reuses as soon as the array "
+        "dies. Allocate before the capture and pass out= to the operations "
+        "inside it" % nbytes)
+
+
 class DeviceMemoryPool:
     """Size-binned pool of device memory (PyCUDA's ``DeviceMemoryPool``).
 
@@ -206,7 +218,11 @@ class DeviceMemoryPool:
         gpuarr.driver.MemoryError
             If the device is out of memory even after the pool gave back every
             block it held and a garbage collection ran.
+        gpuarr.driver.LogicError
+            While a stream capture is in progress.
         """
+        if _capture_in_progress():
+            _refuse_during_capture(nbytes)
         size = _BIN_CACHE.get(nbytes) or bin_size(nbytes)
         lst = self._bins.get(size)
         raw = None
@@ -355,20 +371,16 @@ class StreamOrderedMemoryPool:
             If the device is out of memory even after a garbage collection
             and a trim of the pool.
         gpuarr.driver.LogicError
-            While ``stream`` is being captured into a graph.
+            While a stream capture is in progress and ``stream`` is the
+            capturing one or the legacy default stream.
         """
         # whole 16-byte units, as the binned pool's 512-byte minimum gives:
         # kernels may then load 16 bytes at a time, or compare-and-swap the
         # aligned 32-bit word holding a 1-byte item, at the end of a block
         nbytes = (nbytes + 15) & ~15
         raw = None
-        if stream is not None and stream.capturing:
-            raise _drv.LogicError(
-                "an array operation asked gpuarr's memory pool for %d bytes on %r "
-                "while it is being captured (Stream.begin_capture): a CUDA graph "
-                "cannot own pooled memory, which gpuarr reuses as soon as the "
-                "array dies. Allocate before the capture and pass out= to "
-                "operations inside it" % (nbytes, stream))
+        if _capture_in_progress() and (stream is None or stream.capturing):
+            _refuse_during_capture(nbytes)
         if nbytes <= _SMALL_BLOCK:
             lst = self._cache.get((nbytes, stream))
             if lst:

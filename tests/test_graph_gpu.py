@@ -353,9 +353,13 @@ def test_an_allocating_operation_inside_a_capture_says_so(drv, context):
     s.synchronize()
     live = tools.default_pool().active_blocks
     s.begin_capture()
-    with pytest.raises(drv.LogicError, match="being captured.*out="):
-        gpuarr.add(a, a, stream=s)
-    g = s.end_capture()                        # the capture was not broken
+    try:
+        assert drv.capture_in_progress() and s.capturing
+        with pytest.raises(drv.LogicError, match="capture is in progress.*out="):
+            gpuarr.add(a, a, stream=s)
+    finally:
+        g = s.end_capture()                    # the capture was not broken
+    assert not drv.capture_in_progress()
     assert not s.capturing and tools.default_pool().active_blocks == live
     g.instantiate().launch(s)
     s.synchronize()

@@ -429,9 +429,12 @@ def test_cluster_launch_reads_distributed_shared_memory(drv, mod, cluster):
 # ---------------------------------------------------------------------------
 
 def test_threads_allocate_launch_and_release_each_others_objects(drv, mod, context):
+    """8 threads allocate (from a pool of their own, so its use is measured
+    apart from other tests), launch and copy on their own streams, and hand
+    their allocations, streams and events to each other to drop."""
     f = mod.get_function("scale")
-    drv.Context.synchronize()
-    free0 = drv.mem_get_info()[0]
+    pool = drv.MemoryPool(context.device)
+    used = drv.mem_pool_attribute.USED_MEM_CURRENT
     handoff = []
     lock = threading.Lock()
     errors = []
@@ -442,8 +445,9 @@ def test_threads_allocate_launch_and_release_each_others_objects(drv, mod, conte
             try:
                 for j in range(20):
                     x = rng(100 * k + j).standard_normal(1 << 18).astype(np.float32)
-                    d = drv.to_device(x)
                     s = drv.Stream()
+                    d = pool.allocate(x.nbytes, s)
+                    drv.memcpy_htod_async(d, x, s)
                     f(d, np.float32(2), np.int32(x.size), block=(256, 1, 1),
                       grid=(x.size // 256, 1), stream=s)
                     back = np.empty_like(x)
@@ -466,11 +470,12 @@ def test_threads_allocate_launch_and_release_each_others_objects(drv, mod, conte
     for t in threads:
         t.join()
     assert not errors, errors
+    assert pool.get_attribute(used) > 0          # the last few are still held
     handoff.clear()
     drv.Context.synchronize()
     assert context.pending_releases == 0
-    # every allocation went back: 160 of 1 MiB passed through
-    assert drv.mem_get_info()[0] >= free0 - (8 << 20)
+    assert pool.get_attribute(used) == 0         # all 160 MiB went back
+    pool.trim_to(0)
 
 
 FORK_SCRIPT = r'''
