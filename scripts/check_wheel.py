@@ -6,15 +6,15 @@ Fails (exit 1, naming each problem) when the wheel ships tests, Cython's
 generated C, benchmarks or build leftovers; when it lacks the extension,
 the Mako templates, the built-in headers' directory (if the source tree has
 one), ``py.typed`` (if the source tree has one) or the license; or when the
-extension is over 1 MiB (it is linked stripped; with symbols it is about
-3 MB).
+extension is over 2 MiB (it is linked stripped: 1.3 MB with the whole
+driver API of issue 12; with symbols it is several times that).
 """
 import os
 import sys
 import zipfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAX_EXTENSION = 1 << 20
+MAX_EXTENSION = 2 << 20
 
 
 def problems(path):
