@@ -35,6 +35,7 @@ cdef class Stream:
     cdef CUstream stream
     cdef readonly Context context
     cdef readonly bint capturing   # between begin_capture and end_capture
+    cdef unsigned long long capture_id   # the driver's id of that capture
 
 
 cdef class Event:

@@ -374,8 +374,18 @@ cdef object _stream_begin_capture(Stream st, object mode):
     _active_captures += 1
     st.capturing = True
     _capture_info(st.stream, &status, &cid, &h, &deps, &ndeps)
+    st.capture_id = cid
     _captures[cid] = _new_graph(h, st.context, False)
     return None
+
+
+cdef void _capture_abandoned(Context ctx) noexcept:
+    """A stream died while capturing: its capture counts no more."""
+    global _active_captures
+    if ctx is not None and ctx.captures > 0:
+        ctx.captures -= 1
+    if _active_captures > 0:
+        _active_captures -= 1
 
 
 cdef int _capture_ended(Context ctx) except -1:
@@ -404,6 +414,8 @@ cdef object _stream_end_capture(Stream st):
     if status == _CAPTURE_NONE:
         raise _errors.LogicError("end_capture: the stream is not capturing "
                                  "(call begin_capture first)")
+    if st.capturing and status != _CAPTURE_ACTIVE:
+        cid = st.capture_id      # the driver reports no id for an invalidated capture
     g = _captures.pop(cid, None)
     r = gapi.cuStreamEndCapture(st.stream, &out)
     if r != CUDA_SUCCESS:
@@ -415,11 +427,11 @@ cdef object _stream_end_capture(Stream st):
             if g is not None:
                 (<Graph>g).graph = NULL     # the driver destroyed it
                 (<Graph>g).owned = False
-            if g is not None and not (<Graph>g).foreign:
+            if st.capturing:
                 st.capturing = False
                 _capture_ended(st.context)
         raise _make_error(r, "cuStreamEndCapture", _CAPTURE_HINTS.get(r))
-    if g is not None and not (<Graph>g).foreign:
+    if st.capturing:
         st.capturing = False
         _capture_ended(st.context)
     if g is None:

@@ -181,6 +181,8 @@ cdef class Stream:
         return "<gpuarr.driver.Stream 0x%x>" % <uintptr_t>self.stream
 
     def __dealloc__(self):
+        if self.capturing:
+            _capture_abandoned(self.context)
         if self.stream == NULL or not _release_ok(self.context, "stream"):
             return
         _release_in_context(self.context, _REL_STREAM, <uintptr_t>self.stream, None)

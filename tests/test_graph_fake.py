@@ -424,9 +424,10 @@ def test_an_invalidated_capture_fails_with_a_clear_error(fake_lib):
         s.begin_capture(drv.capture_mode.RELAXED)
         g = s.get_capture_info_v2()[2]
         assert lib.fake_invalidate_capture(ctypes.c_void_p(s.handle)) == 1
-        assert s.is_capturing()
+        assert s.is_capturing() and drv.capture_in_progress()
         err = raises(drv.Error, lambda: s.end_capture(), "cuStreamEndCapture",
                      "invalidated", "begin the capture again")
+        assert not drv.capture_in_progress() and not s.capturing
         assert err.code == 901
         assert not s.is_capturing() and counts()["captures"] == 0
         raises(drv.LogicError, lambda: g.add_empty_node(), "gone")

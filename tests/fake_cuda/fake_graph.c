@@ -903,7 +903,7 @@ EXPORT CUresult cuStreamGetCaptureInfo_v3(void *stream, int *status, unsigned lo
     CUresult r = check_stream(stream, NULL);
     int i = capture_slot(stream);
     *status = i < 0 ? 0 : captures[i].status;
-    if (i >= 0) {
+    if (i >= 0 && captures[i].status == 1) {   /* as the driver: only while active */
         if (id) *id = captures[i].id;
         if (graph) *graph = captures[i].graph;
         if (deps) *deps = (void *const *)captures[i].deps;
