@@ -395,7 +395,14 @@ class StreamOrderedMemoryPool:
             except MemoryError:
                 gc.collect()
                 self.free_held()
-                raw = self._alloc(nbytes, stream)
+                try:
+                    raw = self._alloc(nbytes, stream)
+                except MemoryError:
+                    # a failed cuMemAllocAsync may leave the driver's pool
+                    # holding what it reserved trying (near the whole
+                    # device, seen on the H200): give it back
+                    self._pool.trim_to(0)
+                    raise
         self.active_blocks += 1
         return PooledDeviceAllocation(self, raw, nbytes, stream)
 

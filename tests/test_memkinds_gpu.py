@@ -540,8 +540,8 @@ def test_exhaustion_raises_memory_error_and_keeps_the_inputs(drv, context):
         assert held >= 64 * 4000
     with pytest.raises(MemoryError):
         gpuarr.empty(2 * total // 4, np.float32)
-    if stream_ordered:                         # the cache went back first
-        assert pool.held_bytes <= held - 64 * 4000, (pool.held_bytes, held)
+    if stream_ordered:                         # the cache went back, and what
+        assert pool.held_bytes <= held - 64 * 4000, (pool.held_bytes, held)  # trying took
     with pytest.raises(MemoryError):
         a[None, :] * gpuarr.to_gpu(np.ones(1 << 22, np.float32))[:, None]
     assert np.array_equal(a.get(), x)
