@@ -308,9 +308,9 @@ cdef class Context:
     def pending_releases(self):
         """How many handles of objects that died wait to be released in
         this context: those dropped while a stream capture was in progress
-        here (releasing them would invalidate the capture). They are
-        released at the context's next allocation, synchronize, push or
-        detach once no capture is in progress."""
+        in the process (releasing them would invalidate it). They are
+        released when the capture ends, or at the context's next
+        allocation, synchronize, push or detach once none is in progress."""
         return len(self.deferred) if self.deferred else 0
 
     @staticmethod

@@ -288,11 +288,6 @@ cdef _HostCall _new_host_call(object func, tuple args, str what):
 # get_capture_info_v2 and end_capture return the same Graph, and what host
 # functions launched into the capture need stays alive with it)
 _captures = {}
-# captures begun with Stream.begin_capture and not yet ended, in every
-# context (capture_in_progress)
-cdef int _active_captures = 0
-
-
 def capture_in_progress():
     """Whether a stream capture begun with :meth:`Stream.begin_capture` is
     in progress in this process (on any stream, in any context). gpuarr's
@@ -396,7 +391,7 @@ cdef int _capture_ended(Context ctx) except -1:
         ctx.captures -= 1
     if _active_captures > 0:
         _active_captures -= 1
-    if not ctx.captures and ctx.deferred:
+    if not _active_captures and ctx.deferred:
         _drain_pushed(ctx)
     return 0
 

@@ -14,6 +14,7 @@ cdef class GraphExec:
     cdef readonly Context context
     cdef readonly Graph graph
     cdef list _keep
+    cdef object _done          # Event recorded after each launch (_in_flight)
 
     def __init__(self):
         raise TypeError("executable graphs come from Graph.instantiate()")
@@ -30,10 +31,20 @@ cdef class GraphExec:
         cdef CUstream s = _stream_handle(stream)
         cdef CUresult r
         _drop_finished_calls()
+        _drop_finished_graphs()
         with nogil:
             r = gapi.cuGraphLaunch(self.exec_, s)
         if r != CUDA_SUCCESS:
             raise _make_error(r, "cuGraphLaunch", _CAPTURE_HINTS.get(r))
+        # The driver destroys a running graph only when it finishes, but what
+        # its nodes use (host callables, host buffers, kernel arguments) lives
+        # in this object: keep it until an event after the launch has
+        # happened, even if the caller drops it at once.
+        if not (isinstance(stream, Stream) and (<Stream>stream).capturing):
+            if self._done is None:
+                self._done = Event(2)            # DISABLE_TIMING
+            (<Event>self._done).record(stream)
+            _graphs_in_flight[id(self)] = self
 
     def kernel_node_set_params(self, *args, kernel_node=None, func=None, block=None,
                                grid=(1, 1), unsigned int shared=0):
@@ -155,6 +166,24 @@ cdef class GraphExec:
         self.exec_ = NULL
         if r != CUDA_SUCCESS:
             _release_failed("executable graph", r)
+
+
+# GraphExec objects launched and perhaps still running, by id: each stays
+# alive until its _done event has happened (_drop_finished_graphs).
+_graphs_in_flight = {}
+
+
+cdef void _drop_finished_graphs() noexcept:
+    cdef CUresult r
+    if not _graphs_in_flight:
+        return
+    try:
+        for key, g in list(_graphs_in_flight.items()):
+            r = api.cuEventQuery((<Event>(<GraphExec>g)._done).event)
+            if r != CUDA_ERROR_NOT_READY:
+                del _graphs_in_flight[key]
+    except BaseException:
+        pass
 
 
 _UPDATE_HINTS = {

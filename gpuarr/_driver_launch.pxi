@@ -321,7 +321,9 @@ cdef class Function:
                 end.record(stream)
             if handlers:
                 if stream is not None:
-                    check(api.cuStreamSynchronize(s), "cuStreamSynchronize")
+                    with nogil:     # a host callback pending there needs the GIL
+                        r = api.cuStreamSynchronize(s)
+                    check(r, "cuStreamSynchronize")
                 for h in handlers:
                     (<ArgumentHandler>h).release()
             if time_kernel:

@@ -10,7 +10,7 @@
 ctypedef struct _LaunchAttr:        # CUlaunchAttribute (72 bytes)
     int id                          # CUlaunchAttributeID
     char pad[4]
-    unsigned int value[16]          # CUlaunchAttributeValue (a 64-byte union)
+    unsigned long long value[8]     # CUlaunchAttributeValue (a 64-byte union, 8-aligned)
 
 ctypedef struct _LaunchConfig:      # CUlaunchConfig
     unsigned int gridDimX, gridDimY, gridDimZ
@@ -162,15 +162,18 @@ cdef void _fill_config(_LaunchConfig* cfg, _LaunchAttr* attrs, unsigned int* g,
     cfg.sharedMemBytes = shared
     cfg.hStream = s
     cfg.attrs = attrs
+    cdef unsigned int* v
     if cooperative:
         attrs[cfg.numAttrs].id = _ATTR_COOPERATIVE
-        attrs[cfg.numAttrs].value[0] = 1
+        v = <unsigned int*>attrs[cfg.numAttrs].value     # int cooperative
+        v[0] = 1
         cfg.numAttrs += 1
     if cluster != NULL:
         attrs[cfg.numAttrs].id = _ATTR_CLUSTER_DIMENSION
-        attrs[cfg.numAttrs].value[0] = cluster[0]
-        attrs[cfg.numAttrs].value[1] = cluster[1]
-        attrs[cfg.numAttrs].value[2] = cluster[2]
+        v = <unsigned int*>attrs[cfg.numAttrs].value     # struct {x, y, z} clusterDim
+        v[0] = cluster[0]
+        v[1] = cluster[1]
+        v[2] = cluster[2]
         cfg.numAttrs += 1
 
 

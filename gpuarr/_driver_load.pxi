@@ -180,6 +180,8 @@ cdef int _ensure() except -1:
 
 cdef object _make_error(CUresult result, str call, detail=None):
     cdef const char* text = NULL
+    if _forked:
+        return _forked_error()
     desc = None
     if api.cuGetErrorString != NULL:
         if api.cuGetErrorString(result, &text) == CUDA_SUCCESS and text != NULL:

@@ -143,7 +143,7 @@ cdef int _free_allocation(DeviceAllocation a, bint raise_errors) except -1:
     a.freed = True
     if not _release_ok(a.context, "device allocation"):
         return 0
-    if not raise_errors or a.context.captures:
+    if not raise_errors or _active_captures:
         # a destructor, or free() while a capture is in progress (then
         # queued on the context)
         _release_in_context(a.context, _REL_MEM_ASYNC if a.is_async else _REL_MEM,

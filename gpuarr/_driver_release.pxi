@@ -13,8 +13,14 @@
 # thread, or by the garbage collector while another context is current,
 # is released at once (PyCUDA refuses there and leaks). What cannot be
 # released at once is queued: a handle dropped while a stream capture is
-# in progress in its context, where a cuMemFree or a destroy would
-# invalidate the capture.
+# in progress (in any context: a GLOBAL-mode capture forbids cuMemFree or
+# a destroy on every thread, and they would invalidate it).
+
+# Captures begun with Stream.begin_capture and not yet ended, in every
+# context (_driver_graph.pxi counts them; capture_in_progress). A GLOBAL
+# capture forbids unsafe calls such as cuMemFree on every thread, so while
+# one is in progress anywhere, releases wait.
+cdef int _active_captures = 0
 
 cdef enum:
     _REL_MEM = 1             # cuMemFree
@@ -68,7 +74,7 @@ cdef void _release_in_context(Context ctx, int kind, uintptr_t h, object extra) 
     cdef bint pushed = False
     cdef CUresult r
     try:
-        if ctx.captures:
+        if _active_captures:
             if ctx.deferred is None:
                 ctx.deferred = []
             ctx.deferred.append((kind, h, extra))
@@ -88,7 +94,7 @@ cdef int _drain_deferred(Context ctx) except -1:
     thread; nothing while a capture is in progress there. Failures are
     warnings, as they would have been in the destructors."""
     cdef CUresult r
-    if ctx.captures or not ctx.valid:
+    if _active_captures or not ctx.valid:
         return 0
     items = ctx.deferred
     ctx.deferred = None
@@ -104,7 +110,7 @@ cdef int _drain_pushed(Context ctx) except -1:
     it); for detach and the context's own destructor."""
     cdef bint pushed = False
     cdef CUresult r
-    if not ctx.deferred or ctx.captures:
+    if not ctx.deferred or _active_captures:
         return 0
     r = _push_if_needed(ctx.ctx, &pushed)
     if r != CUDA_SUCCESS:

@@ -61,6 +61,8 @@ cdef class Stream:
         with nogil:
             r = api.cuStreamSynchronize(self.stream)
         check(r, "cuStreamSynchronize")
+        _drop_finished_calls()
+        _drop_finished_graphs()
 
     def is_done(self):
         """Whether all the stream's work has finished (``cuStreamQuery``)."""

@@ -379,8 +379,9 @@ class StreamOrderedMemoryPool:
         # aligned 32-bit word holding a 1-byte item, at the end of a block
         nbytes = (nbytes + 15) & ~15
         raw = None
-        if _capture_in_progress() and (stream is None or stream.capturing):
-            _refuse_during_capture(nbytes)
+        if _capture_in_progress() and (stream is None or stream.capturing
+                                       or stream.is_capturing()):
+            _refuse_during_capture(nbytes)     # is_capturing: joined by an event
         if nbytes <= _SMALL_BLOCK:
             lst = self._cache.get((nbytes, stream))
             if lst:
@@ -400,8 +401,10 @@ class StreamOrderedMemoryPool:
                 except MemoryError:
                     # a failed cuMemAllocAsync may leave the driver's pool
                     # holding what it reserved trying (near the whole
-                    # device, seen on the H200): give it back
-                    self._pool.trim_to(0)
+                    # device, seen on the H200): give it back, from the
+                    # pool it drew from (Device.set_mem_pool may have
+                    # chosen another than self._pool)
+                    self.device.get_mem_pool().trim_to(0)
                     raise
         self.active_blocks += 1
         return PooledDeviceAllocation(self, raw, nbytes, stream)

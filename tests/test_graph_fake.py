@@ -455,3 +455,23 @@ def test_graph_objects_release_in_their_context(fake_lib):
             other.detach()
         assert fk["errors"] == 0, fk.last_error()
     """)
+
+
+def test_a_launched_graph_outlives_its_last_reference_until_it_finishes(fake_lib):
+    run(fake_lib, """
+        g = drv.Graph()
+        seen = []
+        g.add_host_node(lambda: seen.append(1))
+        s = drv.Stream()
+        before = counts()["execs"]
+        exe = g.instantiate()
+        fk.set_not_ready(True)           # the launch is "still running"
+        exe.launch(s)
+        del exe, g
+        gc.collect()
+        assert counts()["execs"] == before + 1, counts()   # kept: its nodes' data lives there
+        fk.set_not_ready(False)          # finished
+        s.synchronize()
+        gc.collect()
+        assert counts()["execs"] == before, counts()
+    """)
