@@ -381,7 +381,7 @@ cdef class Graph:
             fit in ``dest`` (a DeviceAllocation), before any driver call.
         """
         cdef _MemsetNodeParams p
-        cdef size_t n = 0, row, span
+        cdef size_t n = 0
         cdef CUgraphNode node = NULL
         self._alive("add_memset_node")
         cdef CUdeviceptr d = _devptr(dest)
@@ -398,7 +398,9 @@ cdef class Graph:
         if d % element_size:
             raise ValueError("add_memset_node: dest 0x%x is not aligned to element_size %d"
                              % (d, element_size))
-        row = width * element_size
+        row = int(width) * int(element_size)        # Python ints: no wrap-around
+        if row >= 1 << 64:
+            raise ValueError("add_memset_node: width %d is past any device memory" % width)
         if pitch is None:
             if height > 1:
                 raise ValueError("add_memset_node: pitch is needed when height > 1")
@@ -406,7 +408,10 @@ cdef class Graph:
         if pitch < row:
             raise ValueError("add_memset_node: pitch %d is less than a row (%d bytes)"
                              % (pitch, row))
-        span = <size_t>pitch * (height - 1) + row
+        span = int(pitch) * (int(height) - 1) + int(width) * int(element_size)
+        if span >= 1 << 64:
+            raise ValueError("add_memset_node: the region (%d bytes) is past any "
+                             "device memory" % span)
         _check_fits(dest, span, "add_memset_node")
         _gneed(gapi.cuGraphAddMemsetNode, "cuGraphAddMemsetNode")
         ctx = _current_context()
@@ -568,8 +573,8 @@ cdef class Graph:
                              % (len(from_nodes), len(to_nodes)))
         for k in range(len(from_nodes)):
             # _node_array refuses repeats, which an edge list may have
-            _node_array(self, (from_nodes[k],), "from_nodes[%d]" % k, &nf)
-            _node_array(self, (to_nodes[k],), "to_nodes[%d]" % k, &nt)
+            free(_node_array(self, (from_nodes[k],), "from_nodes[%d]" % k, &nf))
+            free(_node_array(self, (to_nodes[k],), "to_nodes[%d]" % k, &nt))
         nf = len(from_nodes)
         if nf == 0:
             return None

@@ -235,11 +235,12 @@ cdef class Memcpy2D(_Memcpy):
     Set each side with ``set_src_*`` / ``set_dst_*``, the region with
     ``width_in_bytes`` (bytes, not elements) and ``height`` (rows, default
     1), each side's origin with ``*_x_in_bytes`` and ``*_y`` and its row
-    stride with ``*_pitch`` (bytes; ignored for an array). Then:
+    stride with ``*_pitch`` (bytes; ignored for an array). Then call the
+    object, ``c = Memcpy2D()`` ... (PyCUDA's form):
 
-    - ``copy()`` or ``copy(aligned=True)``: ``cuMemcpy2D``;
-      ``copy(aligned=False)``: ``cuMemcpy2DUnaligned`` (any pitch and offset);
-    - ``copy(stream)``: ``cuMemcpy2DAsync`` on ``stream``. A host buffer
+    - ``c()`` or ``c(aligned=True)``: ``cuMemcpy2D``;
+      ``c(aligned=False)``: ``cuMemcpy2DUnaligned`` (any pitch and offset);
+    - ``c(stream)``: ``cuMemcpy2DAsync`` on ``stream``. A host buffer
       stays held by the object until it is replaced or the object dies: keep
       the object alive until the stream has finished the copy. Truly
       asynchronous only for page-locked host memory.
@@ -303,7 +304,7 @@ cdef class Memcpy3D(_Memcpy):
     slice of a linear side; may stay 0 when ``depth`` is 1) and ``depth``
     (slices, default 1; the layers of a layered array).
 
-    ``copy()`` is ``cuMemcpy3D``, ``copy(stream)`` ``cuMemcpy3DAsync`` (host
+    Calling it, ``c()``, is ``cuMemcpy3D``, ``c(stream)`` ``cuMemcpy3DAsync`` (host
     buffers held as in :class:`Memcpy2D`). ``ValueError`` as there, naming
     the field.
     """
@@ -398,8 +399,8 @@ cdef class Memcpy3DPeer(Memcpy3D):
     """A 3-D copy between contexts (``CUDA_MEMCPY3D_PEER``; PyCUDA's
     class): :class:`Memcpy3D` plus ``set_src_context(ctx)`` and
     ``set_dst_context(ctx)`` (default: the context current at the call;
-    ignored for an array side). ``copy()`` is ``cuMemcpy3DPeer``,
-    ``copy(stream)`` ``cuMemcpy3DPeerAsync``."""
+    ignored for an array side). ``c()`` is ``cuMemcpy3DPeer``,
+    ``c(stream)`` ``cuMemcpy3DPeerAsync``."""
 
     def set_src_context(self, ctx):
         """The :class:`Context` the source memory belongs to (or None)."""

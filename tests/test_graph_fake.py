@@ -246,6 +246,10 @@ def test_memset_node_fields_and_fill(fake_lib):
         raises(ValueError, lambda: g.add_memset_node(d, 1, 8, element_size=2, height=2,
                                                      pitch=8), "pitch")
         raises(ValueError, lambda: g.add_memset_node(d, 1, 17, element_size=4), "do not fit")
+        # extents whose byte counts wrap around 2**64 in C arithmetic
+        raises(ValueError, lambda: g.add_memset_node(d, 1, 2**62, element_size=4), "past")
+        raises(ValueError, lambda: g.add_memset_node(d, 1, 4, height=2**40, pitch=2**40),
+               "past")
         assert fk["errors"] == errors, fk.last_error()
     """)
 
