@@ -236,6 +236,9 @@ cdef class Function:
                                         % (self._argname(k), size, arg.dtype))
             elif t is TextureObject or t is SurfaceObject:
                 # cudaTextureObject_t / cudaSurfaceObject_t: 8 bytes
+                if (<_TexHandle>arg).obj == 0:
+                    raise ValueError("%s: the %s was destroyed" % (self._argname(k),
+                                                                  t.__name__))
                 memcpy(scratch, &(<_TexHandle>arg).obj, 8)
                 size = 8
             elif isinstance(arg, ArgumentHandler):

@@ -510,6 +510,10 @@ def test_texture_over_an_array_packs_the_descriptors(fake_lib):
         assert fk["errors"] == e0
         t.destroy()
         t.destroy()
+        m = drv.module_from_buffer(image("kernel k 8"))
+        launches = fk["launches"]
+        raises(ValueError, lambda: m.get_function("k")(t, block=(1, 1, 1)), "destroyed")
+        assert fk["launches"] == launches
         del t, t2
         gc.collect()
         c = acounters()
