@@ -328,10 +328,9 @@ class StreamOrderedMemoryPool:
         if device is None:
             device = _drv.Context.get_device()
         self.device = device
-        self._pool = device.get_default_mem_pool()
         self._attr = mem_pool_attribute
-        self._pool.set_attribute(mem_pool_attribute.RELEASE_THRESHOLD,
-                                 2 ** 64 - 1)
+        device.get_default_mem_pool().set_attribute(
+            mem_pool_attribute.RELEASE_THRESHOLD, 2 ** 64 - 1)
         self._alloc = _drv.mem_alloc_async
         self.active_blocks = 0
         self._holding = True    # keep small blocks (off after stop_holding)
@@ -340,16 +339,19 @@ class StreamOrderedMemoryPool:
 
     @property
     def mem_pool(self):
-        """The :class:`gpuarr.driver.MemoryPool` blocks come from."""
-        return self._pool
+        """The :class:`gpuarr.driver.MemoryPool` blocks come from: the
+        device's current pool (``cuDeviceGetMemPool``), the default one
+        unless :meth:`gpuarr.driver.Device.set_mem_pool` chose another."""
+        return self.device.get_mem_pool()
 
     @property
     def held_bytes(self):
         """Bytes the pool holds for reuse (reserved minus in use); frees
         still queued on a stream count as in use until they run."""
         a = self._attr
-        return (self._pool.get_attribute(a.RESERVED_MEM_CURRENT)
-                - self._pool.get_attribute(a.USED_MEM_CURRENT)
+        pool = self.device.get_mem_pool()
+        return (pool.get_attribute(a.RESERVED_MEM_CURRENT)
+                - pool.get_attribute(a.USED_MEM_CURRENT)
                 + self._cached_bytes)
 
     def allocate(self, nbytes, stream=None):
@@ -401,9 +403,7 @@ class StreamOrderedMemoryPool:
                 except MemoryError:
                     # a failed cuMemAllocAsync may leave the driver's pool
                     # holding what it reserved trying (near the whole
-                    # device, seen on the H200): give it back, from the
-                    # pool it drew from (Device.set_mem_pool may have
-                    # chosen another than self._pool)
+                    # device, seen on the H200): give it back
                     self.device.get_mem_pool().trim_to(0)
                     raise
         self.active_blocks += 1
@@ -430,13 +430,13 @@ class StreamOrderedMemoryPool:
         self._cached_bytes = 0
         _free_kept(cache)
         _drv.Context.synchronize()
-        self._pool.trim_to(0)
+        self.device.get_mem_pool().trim_to(0)
 
     def stop_holding(self):
         """Keep no unused memory from now on (release threshold 0) and
         release what is held, the small blocks this object kept included."""
         self._holding = False
-        self._pool.set_attribute(self._attr.RELEASE_THRESHOLD, 0)
+        self.device.get_mem_pool().set_attribute(self._attr.RELEASE_THRESHOLD, 0)
         self.free_held()
 
     def __repr__(self):
