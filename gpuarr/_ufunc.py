@@ -109,14 +109,18 @@ def _as_operand(x):
     raise Unsupported(t)
 
 
-def _traced(args):
-    """The recording hook of the first operand that a traced fused function
-    (:func:`gpuarr.fuse`) holds, or None."""
-    for x in args:
-        hook = getattr(x, "_gpuarr_fused_apply", None)
-        if hook is not None:
-            return hook
-    return None
+def _operands(args):
+    """``(operands, None)`` for ``args``, or ``(None, hook)`` when one of
+    them is a value of a function :func:`gpuarr.fuse` is tracing (its
+    recording hook takes the step instead); Unsupported otherwise."""
+    try:
+        return [_as_operand(x) for x in args], None
+    except Unsupported:
+        for x in args:
+            hook = getattr(x, "_gpuarr_fused_apply", None)
+            if hook is not None:
+                return None, hook
+        raise
 
 
 def _key(x):
@@ -185,13 +189,8 @@ def apply(op, args, out=None, stream=None, casting="same_kind", loop=None):
             res = _fast(op, args, stream)
             if res is not None:
                 return res
-    try:
-        ops = [_as_operand(x) for x in args]
-    except Unsupported:
-        # a value of a function gpuarr.fuse is tracing records the step
-        hook = _traced(args)
-        if hook is None:
-            raise
+    ops, hook = _operands(args)
+    if hook is not None:
         return hook(op, args, out, loop)
     loop, outs = _resolve(op, ops) if loop is None else loop
     shapes = [x.shape for x in ops if type(x) is GPUArray]
@@ -277,12 +276,8 @@ def apply_outputs(op, args, out=None, stream=None):
         ``out`` that is no tuple of the right length (numpy's message), an
         output of another shape or that the result cannot be cast to.
     """
-    try:
-        ops = [_as_operand(x) for x in args]
-    except Unsupported:
-        hook = _traced(args)
-        if hook is None:
-            raise
+    ops, hook = _operands(args)
+    if hook is not None:
         return hook(op, args, out)
     loop, res = _resolve(op, ops)
     shapes = [x.shape for x in ops if type(x) is GPUArray]

@@ -62,6 +62,21 @@ def context():
     return gpuarr.autoinit.context
 
 
+@pytest.fixture(scope="module")
+def drv(context):
+    """:mod:`gpuarr.driver`, with the ``context`` fixture's context current."""
+    import gpuarr.driver
+    return gpuarr.driver
+
+
+@pytest.fixture(scope="module")
+def mod(context, request):
+    """The test module's ``KERNELS`` source (``extern "C"`` written in it)
+    as a loaded SourceModule, compiled once per module."""
+    from gpuarr.compiler import SourceModule
+    return SourceModule(request.module.KERNELS, no_extern_c=True)
+
+
 @pytest.fixture(scope="session")
 def fake_lib(tmp_path_factory):
     """Path of the fake libcuda of ``tests/fake_cuda`` (for CPU tests of the

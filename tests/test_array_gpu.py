@@ -85,18 +85,6 @@ __global__ void surf_read(float *out, cudaSurfaceObject_t s, int w, int h)
 """
 
 
-@pytest.fixture(scope="module")
-def drv(context):
-    import gpuarr.driver
-    return gpuarr.driver
-
-
-@pytest.fixture(scope="module")
-def mod(context):
-    from gpuarr.compiler import SourceModule
-    return SourceModule(KERNELS, no_extern_c=True)
-
-
 def rng():
     return np.random.default_rng()
 

@@ -7,7 +7,7 @@ kernel argument checks, get_texref's error and every bad-input error."""
 import numpy as np
 import pytest
 
-from test_array_gpu import drv, mod, rng, random_of, to_dev, from_dev, launch  # noqa: F401
+from test_array_gpu import KERNELS, rng, random_of, to_dev, from_dev, launch  # noqa: F401
 
 pytestmark = pytest.mark.gpu
 

@@ -17,12 +17,6 @@ from gpuarr import compiler
 pytestmark = pytest.mark.gpu
 
 
-@pytest.fixture(scope="module")
-def drv(context):
-    import gpuarr.driver
-    return gpuarr.driver
-
-
 def test_headers_kernel_runs(drv):
     mod = compiler.SourceModule(K.HEADERS_KERNEL, cache_dir=False)
     rng = np.random.default_rng()

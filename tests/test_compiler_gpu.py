@@ -35,12 +35,6 @@ __global__ void use_globals(float *out)
 """
 
 
-@pytest.fixture(scope="module")
-def drv(context):
-    import gpuarr.driver
-    return gpuarr.driver
-
-
 def _run_scale(drv, mod, n=10007, seed=None):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n, dtype=np.float32)

@@ -45,18 +45,6 @@ ADDS(adds_i, int)
 SUFFIX = {np.float32: "f", np.float64: "d", np.int32: "i"}
 
 
-@pytest.fixture(scope="module")
-def drv(context):
-    import gpuarr.driver
-    return gpuarr.driver
-
-
-@pytest.fixture(scope="module")
-def mod(context):
-    from gpuarr.compiler import SourceModule
-    return SourceModule(KERNELS, no_extern_c=True)
-
-
 def rng():
     return np.random.default_rng()
 

@@ -80,18 +80,6 @@ __global__ void dsmem_neighbour(int *out)
 """
 
 
-@pytest.fixture(scope="module")
-def drv(context):
-    import gpuarr.driver
-    return gpuarr.driver
-
-
-@pytest.fixture(scope="module")
-def mod(context):
-    from gpuarr.compiler import SourceModule
-    return SourceModule(KERNELS, no_extern_c=True)
-
-
 def rng(seed):
     return np.random.default_rng(seed)
 
