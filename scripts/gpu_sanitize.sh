@@ -28,6 +28,9 @@ cd "$(dirname "$0")/.."
 tools=${*:-memcheck racecheck synccheck initcheck}
 workers=${GPUARR_TEST_WORKERS:-1}
 export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1
+# tests whose figures the sanitizer changes (the driver pool's reserved
+# memory, which it does not trim) read this
+export GPUARR_UNDER_SANITIZER=1
 plugins="-p pytest_timeout -p _hypothesis_pytestplugin"
 [ "$workers" -gt 1 ] && plugins="$plugins -p xdist.plugin -n $workers"
 logs=/tmp/sanitizer

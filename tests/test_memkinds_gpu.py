@@ -528,8 +528,10 @@ def test_exhaustion_raises_memory_error_and_keeps_the_inputs(drv, context):
         assert held >= 64 * 4000
     with pytest.raises(MemoryError):
         gpuarr.empty(2 * total // 4, np.float32)
-    if stream_ordered:                         # the cache went back, and what
-        assert pool.held_bytes <= held - 64 * 4000, (pool.held_bytes, held)  # trying took
+    # the cache went back, and what trying took (not under compute-sanitizer,
+    # which keeps the driver pool's freed memory for its own checks)
+    if stream_ordered and not os.environ.get("GPUARR_UNDER_SANITIZER"):
+        assert pool.held_bytes <= held - 64 * 4000, (pool.held_bytes, held)
     with pytest.raises(MemoryError):
         a[None, :] * gpuarr.to_gpu(np.ones(1 << 22, np.float32))[:, None]
     assert np.array_equal(a.get(), x)
