@@ -12,8 +12,9 @@ imaginary part with numpy's NaN rules), gpuarr's own kernels
   row in shared memory (a bitonic network on (key, position) pairs);
 * longer ones by an LSD radix sort with 8-bit digits: a global histogram of
   every digit first (read back: passes whose digit is the same for every
-  key are skipped), then per pass a tile histogram, a scan over tiles and
-  a stable scatter.  Many long rows sort together as (row, key), the row
+  key are skipped), then one launch a pass: a stable scatter whose tiles
+  find the digit counts of the tiles before them by a decoupled
+  look-back.  Many long rows sort together as (row, key), the row
   being the most significant digits of a carried flat index.
 
 The sort axis is first moved last and made contiguous (a copy); results
@@ -37,6 +38,7 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted",
 _I64 = np.dtype(np.int64)
 _U64 = np.dtype(np.uint64)
 _U32 = np.dtype(np.uint32)
+_U8 = np.dtype(np.uint8)
 
 
 # ---------------------------------------------------------------------------
@@ -103,7 +105,7 @@ def _radix(src, n, rows, L, kout, vout):
     kp = _sk.key_passes(dt)
     rp = _sk.row_passes(rows) if rows > 1 else 0
     kv = vout is not None or rows > 1
-    specs = _sk.radix_specs(dt, kv, n > _sk.U32_LIMIT)
+    specs = _sk.radix_specs(dt, kv, n > _sk.STATUS32_LIMIT)
     hist = _creation.empty_c(((kp + rp) * 256,), _U64)
     _drv.memset_d8(hist.ptr, 0, hist.nbytes)
     _launch(specs["hist"], _sk.grid(n, 4), src.ptr, n, L, rp, hist.ptr)
@@ -126,20 +128,21 @@ def _radix(src, n, rows, L, kout, vout):
             _creation.empty_c((n,), _I64)
         vtmp = _creation.empty_c((n,), _I64) if m > 1 else None
     nt = _sk.ntiles(n, dt)
-    offs = _creation.empty_c((256 * nt,), _U64 if n > _sk.U32_LIMIT
-                             else _U32)
+    # one tile counter a pass, then the status words of the even passes
+    # and of the odd ones: each pass zeroes the other's for the pass after
+    sb = _sk.status_bytes(n, dt)
+    work = _creation.empty_c((256 + 2 * sb,), _U8)
+    _drv.memset_d8(work.ptr, 0, 256 + sb)
+    status = (work.ptr + 256, work.ptr + 256 + sb)
     kin, vin = src, None
     for i, p in enumerate(run):
         last = (m - 1 - i) % 2 == 0
         kdst = kfinal if last else ktmp
         vdst = (vfinal if last else vtmp) if kv else None
-        vin_ptr = vin.ptr if vin is not None else 0
-        _launch(specs["upsweep"], (nt, 1, 1), kin.ptr, vin_ptr, n, p, L,
-                offs.ptr, nt)
-        _launch(specs["scan"], (256, 1, 1), offs.ptr, nt,
-                hist.ptr + p * 256 * 8)
-        _launch(specs["scatter"], (nt, 1, 1), kin.ptr, kdst.ptr, vin_ptr,
-                vdst.ptr if vdst is not None else 0, offs.ptr, n, p, L, nt)
+        _launch(specs["onesweep"], (nt, 1, 1), kin.ptr, kdst.ptr,
+                vin.ptr if vin is not None else 0,
+                vdst.ptr if vdst is not None else 0, hist.ptr + p * 256 * 8,
+                status[i % 2], status[1 - i % 2], work.ptr + 4 * i, n, p, L)
         kin, vin = kdst, vdst
     if vout is not None and vfinal is not vout:
         _launch(_sk.finish_spec(), _sk.grid(n), vfinal.ptr, vout.ptr, n, L)

@@ -5,11 +5,12 @@ device by a :class:`~gpuarr._kernelspec.KernelSpec` (the CPU tests render
 and compile each of them); :func:`function` compiles one once per context.
 
 ``radix_specs``
-    The four kernels of the LSD radix sort (8-bit digits): the global
+    The two kernels of the LSD radix sort (8-bit digits): the global
     histogram of every pass (``hist``, read back once so that passes whose
-    digit is the same for every key are skipped), then per pass a tile
-    histogram (``upsweep``), a scan over tiles (``scan``) and a stable
-    scatter (``scatter``), keys alone or with int64 values.  Rows of ``L``
+    digit is the same for every key are skipped), then one launch per
+    pass (``onesweep``: a stable scatter whose tiles find the digit counts
+    of the tiles before them by a decoupled look-back), keys alone or with
+    int64 values.  Rows of ``L``
     elements sort independently by sorting on (row, key): the row of a
     carried flat index is the most significant digit group.
 ``block_spec``
@@ -35,12 +36,13 @@ __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "block_capacity", "key_size", "radix_specs", "block_spec",
            "block_launch", "finish_spec", "mask_spec", "compact_spec",
            "search_spec", "function", "grid", "ntiles", "row_passes",
-           "U32_LIMIT"]
+           "STATUS32_LIMIT", "status_bytes"]
 
 #: threads per block of the radix, histogram and elementwise kernels
 BLOCK = 256
-#: radix sorts of fewer elements than this use 32-bit global positions
-U32_LIMIT = 2 ** 32 - 1
+#: radix sorts of at most this many elements use 32-bit status words (a
+#: count in 30 bits under a 2-bit flag); larger ones 64-bit words
+STATUS32_LIMIT = 2 ** 30 - 1
 _BLOCK_MAX_THREADS = 512
 
 
@@ -134,27 +136,32 @@ def radix_specs(dtype, kv, wide):
     kv : bool
         Whether int64 values travel with the keys (argsort, rows).
     wide : bool
-        64-bit global positions (``n > U32_LIMIT``).
+        64-bit status words (``n > STATUS32_LIMIT``).
 
     Returns
     -------
     dict
         ``"hist"`` (arguments: keys, n, L, row passes, histogram of
-        ``(key_passes + row passes) * 256`` uint64 zeroed first),
-        ``"upsweep"`` (keys, values or 0, n, pass, L, offsets, ntiles),
-        ``"scan"`` (offsets, ntiles, the pass's 256 counts; grid 256),
-        ``"scatter"`` (keys in, keys out, values in or 0 (then the
-        positions), values out, offsets, n, pass, L, ntiles): each a
-        KernelSpec with grid None (the caller's :func:`grid` or
-        ``ntiles``).
+        ``(key_passes + row passes) * 256`` uint64 zeroed first) and
+        ``"onesweep"`` (keys in, keys out, values in or 0 (then the
+        positions), values out or 0, the pass's 256 counts of the
+        histogram, the pass's status words (zeroed), the next pass's
+        status words (zeroed here), a uint32 tile counter (zeroed), n,
+        pass, L; grid :func:`ntiles`): each a KernelSpec with grid None.
     """
     off = "unsigned long long" if wide else "unsigned int"
     return {
         "hist": _spec("hist", dtype, "PqQiP"),
-        "upsweep": _spec("upsweep", dtype, "PPqiQPi", off_t=off),
-        "scan": _spec("scan", dtype, "PiP", off_t=off),
-        "scatter": _spec("scatter", dtype, "PPPPPqiQi", off_t=off, kv=kv),
+        "onesweep": _spec("onesweep", dtype, "PPPPPPPPqiQ", off_t=off,
+                          kv=kv),
     }
+
+
+def status_bytes(n, dtype):
+    """Bytes of one pass's status words of a radix sort of ``n``
+    elements: 256 words a tile, 4 bytes each (8 past
+    :data:`STATUS32_LIMIT`)."""
+    return ntiles(n, dtype) * 256 * (8 if n > STATUS32_LIMIT else 4)
 
 
 def block_spec(dtype):

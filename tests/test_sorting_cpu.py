@@ -31,10 +31,7 @@ def _all_specs(dt):
     specs = []
     for kv in (False, True):
         for wide in (False, True):
-            d = sk.radix_specs(dt, kv, wide)
-            specs.append(d["scatter"])
-            if not kv:
-                specs += [d["upsweep"], d["scan"]]
+            specs.append(sk.radix_specs(dt, kv, wide)["onesweep"])
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
               sk.mask_spec(dt), sk.compact_spec(dt), sk.search_spec(dt)]
     return specs
@@ -51,14 +48,17 @@ def test_every_sort_kernel_compiles(dt):
 
 
 def test_sources_are_deterministic_and_keys_distinguish_variants():
-    a = sk.radix_specs(np.dtype("f4"), True, False)["scatter"]
-    b = sk.radix_specs(np.dtype("f4"), True, False)["scatter"]
+    a = sk.radix_specs(np.dtype("f4"), True, False)["onesweep"]
+    b = sk.radix_specs(np.dtype("f4"), True, False)["onesweep"]
     assert a.kkey == b.kkey and a.source() == b.source()
-    c = sk.radix_specs(np.dtype("f4"), True, True)["scatter"]
-    assert c.kkey != a.kkey and "unsigned long long *__restrict__ offs" not in a.source()
-    assert "const unsigned long long *__restrict__ offs" in c.source()
+    c = sk.radix_specs(np.dtype("f4"), True, True)["onesweep"]
+    assert c.kkey != a.kkey and "unsigned long long *status" not in a.source()
+    assert "unsigned int *status" in a.source()
+    assert "unsigned long long *status" in c.source()
     for dt in DTYPES:
-        assert len(sk.radix_specs(dt, False, False)["scatter"].chars) == 9
+        assert len(sk.radix_specs(dt, False, False)["onesweep"].chars) == 11
+    assert sk.status_bytes(4097, "f4") == 2 * 256 * 4
+    assert sk.status_bytes(2 ** 30, "u1") == 2 ** 30 // 4096 * 256 * 8
 
 
 def test_layout_parameters():

@@ -15,22 +15,22 @@
 ## first; for complex: the secondary's bytes, the primary's, the class);
 ## passes KP + q sort by byte q of (value / L), the row of a carried flat
 ## index, so that rows of L elements sort independently (the row passes run
-## after the key passes).  One pass is three launches: ``upsweep`` (each
-## tile's digit counts, digit-major: offs[d * ntiles + t]), ``scan`` (one
-## block per digit: those counts to global start positions, the digit's
-## base from the global histogram ``hist``) and ``scatter`` (a stable
-## scatter: in-warp ranks by __match_any_sync, warp offsets per digit, the
-## tile staged in shared memory in digit order, then coalesced-ish writes).
+## after the key passes).  One pass is one launch, ``onesweep``: tiles
+## ranked stably in shared memory (peers of a digit in a warp by ballots),
+## digit counts of earlier tiles by a decoupled look-back (status words of
+## the pass), the digit bases from the global histogram ``hist`` of every
+## pass, computed once by ``hist``.
 ##
 ## Variables (all required):
 ##   name     kernel name
-##   kernel   "hist" | "upsweep" | "scan" | "scatter" | "block" | "finish"
+##   kernel   "hist" | "onesweep" | "block" | "finish"
 ##            | "mask" | "compact" | "search"
 ##   tkind    "b" | "i" | "u" | "f" | "c": bool, signed, unsigned, float,
 ##            complex
 ##   bits     bits of a scalar, or of one part of a complex value
-##   kv       scatter: carry int64 values with the keys
-##   off_t    C type of global positions ("unsigned int" when n < 2**32)
+##   kv       onesweep: carry int64 values with the keys
+##   off_t    onesweep: C type of a status word ("unsigned int" when every
+##            count fits 30 bits)
 ##   items    elements per thread of a radix tile (tile = 256 * items)
 <%
     raw = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int",
@@ -177,7 +177,9 @@ __device__ __forceinline__ U ga_excl_scan(U x, U *sh, U *total)
 
 % if kernel == "hist":
 // the global digit histogram of every pass: hist[p * 256 + d] (zeroed by
-// the host); rp row passes after the GA_KP key passes
+// the host); rp row passes after the GA_KP key passes.  Blocks stride over
+// chunks of 256 * 16 elements, each thread loading its 16 before counting
+// them (loads in flight, not one at a time)
 extern "C" __global__ void __launch_bounds__(256)
 ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int rp,
         unsigned long long *__restrict__ hist)
@@ -186,108 +188,101 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
     const int np = GA_KP + rp;
     for (int i = threadIdx.x; i < np * 256; i += 256) sh[i] = 0u;
     __syncthreads();
-    const long long step = (long long)gridDim.x * 256;
-    for (long long e = (long long)blockIdx.x * 256 + threadIdx.x; e < n; e += step) {
-        const ga_key k = ga_make_key(keys[e]);
+    const long long step = (long long)gridDim.x * (256 * 16);
+    for (long long c = (long long)blockIdx.x * (256 * 16); c < n; c += step) {
+        ga_elem x[16];
 #pragma unroll
-        for (int p = 0; p < GA_KP; ++p) atomicAdd(&sh[p * 256 + ga_key_digit(k, p)], 1u);
-        if (rp) {
-            const unsigned long long r = (unsigned long long)e / L;
-            for (int p = 0; p < rp; ++p)
-                atomicAdd(&sh[(GA_KP + p) * 256 + ((unsigned int)(r >> (8 * p)) & 255u)], 1u);
+        for (int r = 0; r < 16; ++r) {
+            const long long e = c + r * 256 + threadIdx.x;
+            if (e < n) x[r] = keys[e];
+        }
+#pragma unroll
+        for (int r = 0; r < 16; ++r) {
+            const long long e = c + r * 256 + threadIdx.x;
+            if (e >= n) break;
+            const ga_key k = ga_make_key(x[r]);
+#pragma unroll
+            for (int p = 0; p < GA_KP; ++p) atomicAdd(&sh[p * 256 + ga_key_digit(k, p)], 1u);
+            if (rp) {
+                const unsigned long long row = (unsigned long long)e / L;
+                for (int p = 0; p < rp; ++p)
+                    atomicAdd(&sh[(GA_KP + p) * 256 + ((unsigned int)(row >> (8 * p)) & 255u)], 1u);
+            }
         }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < np * 256; i += 256)
         if (sh[i]) atomicAdd(&hist[i], (unsigned long long)sh[i]);
 }
-% elif kernel == "upsweep":
-// tile t's count of each digit of pass p: offs[d * ntiles + t]
-extern "C" __global__ void __launch_bounds__(256)
-${name}(const ga_elem *__restrict__ keys, const long long *__restrict__ vals, long long n,
-        int pass, unsigned long long L, ${off_t} *__restrict__ offs, int ntiles)
-{
-    __shared__ unsigned int sh[256];
-    sh[threadIdx.x] = 0u;
-    __syncthreads();
-    const long long start = (long long)blockIdx.x * GA_TILE;
-    const long long left = n - start;
-    const int cnt = left < GA_TILE ? (int)left : GA_TILE;
-    for (int i = threadIdx.x; i < cnt; i += 256) {
-        const long long e = start + i;
-        long long v = 0;
-        if (pass >= GA_KP) v = vals ? vals[e] : e;
-        atomicAdd(&sh[ga_digit(keys[e], v, pass, L)], 1u);
-    }
-    __syncthreads();
-    offs[(long long)threadIdx.x * ntiles + blockIdx.x] = (${off_t})sh[threadIdx.x];
-}
-% elif kernel == "scan":
-// block d: the tile counts of digit d to global start positions (the
-// digits before d, from this pass's 256 counts of hist, then the tiles
-// before t)
-extern "C" __global__ void __launch_bounds__(256)
-${name}(${off_t} *__restrict__ offs, int ntiles, const unsigned long long *__restrict__ hist)
-{
-    __shared__ ${off_t} sh[8];
-    const unsigned int d = blockIdx.x;
-    const ${off_t} mine = threadIdx.x < d ? (${off_t})hist[threadIdx.x] : (${off_t})0;
-    ${off_t} base;
-    (void)ga_excl_scan<${off_t}>(mine, sh, &base);
-    const int per = (ntiles + 255) / 256;
-    const int lo = threadIdx.x * per;
-    const int hi = lo + per < ntiles ? lo + per : ntiles;
-    ${off_t} *row = offs + (long long)d * ntiles;
-    ${off_t} s = 0;
-    for (int i = lo; i < hi; ++i) s += row[i];
-    ${off_t} run = base + ga_excl_scan<${off_t}>(s, sh, (${off_t} *)0);
-    for (int i = lo; i < hi; ++i) {
-        const ${off_t} c = row[i];
-        row[i] = run;
-        run += c;
-    }
-}
-% elif kernel == "scatter":
-<% exw = "ga_elem" if not kv else ("long long" if bits * (2 if tkind == "c" else 1) <= 64 else "ga_elem") %>\
-// one tile (GA_TILE elements, the last one partial) to its places in the
-// output, stably; warp w takes the w-th eighth of the tile, in rounds of
-// 32 consecutive elements
-extern "C" __global__ void __launch_bounds__(256)
+% elif kernel == "onesweep":
+<%
+    exw = "ga_elem" if not kv else ("long long" if bits * (2 if tkind == "c" else 1) <= 64 else "ga_elem")
+    sbits = 64 if off_t == "unsigned long long" else 32
+%>\
+// one radix pass in one launch: each block takes the next tile (GA_TILE
+// elements, the last one partial) in the order blocks start, ranks its
+// elements by digit (stable), publishes its 256 digit counts, finds the
+// counts of every earlier tile by a decoupled look-back over the status
+// words of this pass and writes the tile to its places, staged in shared
+// memory in digit order.  Status word of (tile, digit): flag in the top
+// two bits (0 not yet, 1 the tile's own count, 2 the count of every tile up
+// to this one), the count below.  The block also zeroes its tile's words
+// of ``clear``, the status of the pass after this one.  Warp w ranks the
+// w-th eighth of the tile, in rounds of 32 consecutive elements; a digit's
+// peers in a round are found by eight ballots.  Three blocks an SM for
+// keys of up to 4 bytes alone, else two (registers bounded to match).
+extern "C" __global__ void __launch_bounds__(256, ${3 if not kv and bits * (2 if tkind == "c" else 1) <= 32 else 2})
 ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         const long long *__restrict__ vin, long long *__restrict__ vout,
-        const ${off_t} *__restrict__ offs, long long n, int pass, unsigned long long L,
-        int ntiles)
+        const unsigned long long *__restrict__ hist, ${off_t} *status,
+        ${off_t} *__restrict__ clear, unsigned int *__restrict__ counter,
+        long long n, int pass, unsigned long long L)
 {
     __shared__ unsigned int whist[8 * 256];
     __shared__ unsigned int tdig[256];
     __shared__ long long gbase[256];
     __shared__ unsigned int sh[8];
+    __shared__ unsigned long long shq[8];
+    __shared__ int stile;
     __shared__ ${exw} exbuf[GA_TILE];      // the tile in digit order
     __shared__ unsigned char exd[GA_TILE];  // and its digits
     (void)vin; (void)vout;
+    const int shift = ${sbits - 2};
+    const ${off_t} agg = (${off_t})1 << shift, inc = (${off_t})2 << shift, cmask = agg - 1;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) stile = (int)atomicAdd(counter, 1u);
     for (int i = tid; i < 8 * 256; i += 256) whist[i] = 0u;
     __syncthreads();
-    const long long tstart = (long long)blockIdx.x * GA_TILE;
+    const int t = stile;
+    clear[(long long)t * 256 + tid] = 0;
+    const long long tstart = (long long)t * GA_TILE;
     const long long wstart = tstart + (long long)warp * (32 * ${items});
     const unsigned int below = (1u << lane) - 1u;
     ga_elem k[${items}];
-% if kv:
-    long long v[${items}];
-% endif
     unsigned int dr[${items}];      // digit << 16 | rank in the warp's part
+    // every load first, so that they are in flight together
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r) {
+        const long long e = wstart + r * 32 + lane;
+        k[r] = e < n ? kin[e] : ga_elem();
+    }
 #pragma unroll
     for (int r = 0; r < ${items}; ++r) {
         const long long e = wstart + r * 32 + lane;
         const bool valid = e < n;
-        k[r] = valid ? kin[e] : ga_elem();
 % if kv:
-        v[r] = valid ? (vin ? vin[e] : e) : 0;
-        const unsigned int d = valid ? ga_digit(k[r], v[r], pass, L) : 256u;
+        const long long v = (valid && pass >= GA_KP) ? (vin ? vin[e] : e) : 0;
+        const unsigned int d = valid ? ga_digit(k[r], v, pass, L) : 256u;
 % else:
         const unsigned int d = valid ? ga_digit(k[r], 0, pass, L) : 256u;
 % endif
-        const unsigned int peers = __match_any_sync(0xffffffffu, d);
+        unsigned int peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+        for (int b = 0; b < 8; ++b) {
+            const bool bit = (d >> b) & 1u;
+            const unsigned int m = __ballot_sync(0xffffffffu, bit);
+            peers &= bit ? m : ~m;
+        }
         unsigned int rank = __popc(peers & below);
         if (valid) rank += whist[warp * 256 + d];
         __syncwarp();
@@ -297,7 +292,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     }
     __syncthreads();
     {
-        // digit tid: the warps' offsets, the tile's start of the digit
+        // digit tid: the warps' offsets and the tile's count ...
         unsigned int run = 0u;
 #pragma unroll
         for (int w = 0; w < 8; ++w) {
@@ -305,9 +300,39 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             whist[w * 256 + tid] = run;
             run += c;
         }
+        volatile ${off_t} *mine = status + (long long)t * 256 + tid;
+        *mine = (t == 0 ? inc : agg) | (${off_t})run;
+        // ... the digit's start in the tile and in the output ...
         const unsigned int start = ga_excl_scan<unsigned int>(run, sh, (unsigned int *)0);
+        const unsigned long long base =
+            ga_excl_scan<unsigned long long>(hist[tid], shq, (unsigned long long *)0);
+        // ... and the digit's count in the tiles before this one
+        // (eight earlier tiles' words read at once, nearest first: their
+        // own counts are summed until a word with the count up to its tile)
+        ${off_t} before = 0;
+        if (t > 0) {
+            long long j = t - 1;
+            for (;;) {
+                ${off_t} s[8];
+#pragma unroll
+                for (int q = 0; q < 8; ++q)
+                    s[q] = j - q >= 0 ? ((const volatile ${off_t} *)status)[(j - q) * 256 + tid]
+                                      : inc;
+                int q = 0;
+                bool done = false;
+                for (; q < 8; ++q) {
+                    const ${off_t} f = s[q] >> shift;
+                    if (f == 0) break;
+                    before += s[q] & cmask;
+                    if (f == 2) { done = true; break; }
+                }
+                if (done) break;
+                j -= q;         // from the first word not yet written
+            }
+            *mine = inc | (before + (${off_t})run);
+        }
         tdig[tid] = start;
-        gbase[tid] = (long long)offs[(long long)tid * ntiles + blockIdx.x] - (long long)start;
+        gbase[tid] = (long long)(base + (unsigned long long)before) - (long long)start;
     }
     __syncthreads();
 #pragma unroll
@@ -333,13 +358,22 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         kout[gbase[exd[i]] + i] = reinterpret_cast<const ga_elem *>(exbuf)[i];
 % endif
 % if kv:
-    __syncthreads();
+    {
+        // the values, read only now (fewer registers held while ranking)
+        long long v[${items}];
 #pragma unroll
-    for (int r = 0; r < ${items}; ++r) {
-        const unsigned int d = dr[r] >> 16;
-        if (d < 256u) {
-            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
-            reinterpret_cast<long long *>(exbuf)[p] = v[r];
+        for (int r = 0; r < ${items}; ++r) {
+            const long long e = wstart + r * 32 + lane;
+            v[r] = e < n ? (vin ? vin[e] : e) : 0;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r) {
+            const unsigned int d = dr[r] >> 16;
+            if (d < 256u) {
+                const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+                reinterpret_cast<long long *>(exbuf)[p] = v[r];
+            }
         }
     }
     __syncthreads();
