@@ -2,7 +2,7 @@
 ones) written into a preallocated array; GB/s written (higher is better),
 beside CuPy's and PyTorch's generators where importable.
 
-Prediction (H200, see docs/random.md): uniforms are memory-bound (~4.0
+Prediction (H200, see docs/performance/random.md): uniforms are memory-bound (~4.0
 TB/s measured).  float32 normals: with the radius from lg2.approx and
 sqrt.approx (run 17's sweep: 3947 GB/s against 3848 for uniforms and
 3047 for the previous polynomial log and rsqrt + Newton), at the write

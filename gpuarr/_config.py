@@ -34,12 +34,12 @@ Settings
     The look-back scan kernel: ``pipelined`` (persistent blocks whose warps
     pipeline TMA loads, look-back and stores; the default, used on sm_90
     and newer for 16-byte aligned arrays) or ``block-per-tile`` (one block
-    per tile, any device). See ``docs/scan.md``.
+    per tile, any device). See ``docs/performance/scan.md``.
 ``GPUARR_RANDOM``
     The random-number kernel: ``warp-chunks`` (the default: each warp takes
     chunks of 64 whole Philox blocks, two per lane) or ``grid-stride`` (one
     block per thread per step of a grid-stride loop). Both give the same
-    numbers. See ``docs/random.md``.
+    numbers. See ``docs/performance/random.md``.
 ``CUDA_DEVICE``
     The device ordinal :mod:`gpuarr.autoinit` uses (default 0), as PyCUDA.
 

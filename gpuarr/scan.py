@@ -24,7 +24,7 @@ Two kernels, both rendered from ``kernels/scan.cu.mako``:
     Scans along an axis that is not innermost: one thread per column
     (outer x inner index) walking down the axis.
 
-See ``docs/scan.md`` for the algorithm and its memory-ordering argument.
+See ``docs/performance/scan.md`` for the algorithm and its memory-ordering argument.
 """
 
 import collections
@@ -632,7 +632,7 @@ class InclusiveScanKernel(_ScanKernelBase):
     Call as ``knl(input_ary, output_ary=None, allocator=None, stream=None)``;
     like PyCUDA, the scan is in place unless ``output_ary`` is given (or
     ``"new"``), and the output array is returned.  One pass over the data
-    (decoupled look-back), any size; see ``docs/scan.md``.
+    (decoupled look-back), any size; see ``docs/performance/scan.md``.
 
     Examples
     --------
