@@ -321,7 +321,9 @@ class GPUArray:
                                   dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
-        """``(kDLCUDA, device_ordinal)``, i.e. ``(2, id)``."""
+        """``(device type, ordinal)`` of the memory: ``(2, id)`` (kDLCUDA),
+        ``(13, id)`` for managed memory; the device holding the pointer
+        (see :func:`gpuarr._interop.dlpack_device`)."""
         return _interop.dlpack_device(self)
 
     # -- transfers, copies, casts --------------------------------------------

@@ -263,13 +263,38 @@ def asarray(obj, dtype=None):
 def from_dlpack(x, *, device=None, copy=None):
     """Wrap a DLPack producer (``__dlpack__``) or capsule without a copy.
 
+    numpy's and the Array API's ``from_dlpack``; the producer is asked for
+    a DLPack 1.0 capsule of data ready on the legacy default stream.
+
+    Parameters
+    ----------
+    x : object
+        A GPUArray (returned as it is, or copied with ``copy=True``), a
+        DLPack capsule, or an object with ``__dlpack__`` (a CuPy array, a
+        PyTorch CUDA tensor, ...).
+    device : optional
+        Accepted for the Array API's signature and ignored: the result is
+        on the producer's device.
+    copy : bool or None, optional
+        None (default): share the memory, except for a tensor the producer
+        marked read-only, which is copied; True: always copy; False: never
+        copy.
+
+    Returns
+    -------
+    GPUArray
+        The tensor's shape, strides and dtype, sharing its memory unless
+        copied (the producer is kept alive).
+
     Raises
     ------
+    TypeError
+        If ``x`` has no ``__dlpack__`` and is no capsule.
+    ValueError
+        If a capsule was already consumed.
     BufferError
-        If the tensor is not in CUDA device memory or has an unsupported dtype.
+        If the tensor is not in CUDA device memory or has an unsupported dtype
+        (or is read-only with ``copy=False``).
     """
-    a = _interop.from_dlpack(x)
-    if copy:
-        a = a.copy()
-    return a
+    return _interop.from_dlpack(x, copy)
 

@@ -16,13 +16,49 @@ cdef CUstream _stream_handle(object stream) except? NULL:
         return NULL
     if type(stream) is Stream:
         return (<Stream>stream).stream
+    # another library's stream: the CUDA stream protocol (__cuda_stream__()
+    # -> (version, handle): CuPy, PyTorch, Numba, cuda.core), else the
+    # handle under the name each library gives it
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        got = proto()
+        if not (isinstance(got, tuple) and len(got) == 2):
+            raise TypeError("%s.__cuda_stream__() must return (version, handle), "
+                            "not %r" % (type(stream).__name__, got))
+        return <CUstream><uintptr_t>int(got[1])
     h = getattr(stream, "handle", None)
     if h is None:
-        h = getattr(stream, "ptr", None)
+        h = getattr(stream, "ptr", None)            # CuPy
     if h is None:
-        raise TypeError("stream must be a gpuarr.driver.Stream, None, or have "
-                        "an integer .handle, not %s" % type(stream).__name__)
+        h = getattr(stream, "cuda_stream", None)    # PyTorch
+    if h is None:
+        raise TypeError("stream must be a gpuarr.driver.Stream, None, an object "
+                        "with __cuda_stream__, or have an integer .handle, "
+                        ".ptr or .cuda_stream, not %s" % type(stream).__name__)
     return <CUstream><uintptr_t>int(h)
+
+
+def stream_handle(stream):
+    """The ``CUstream`` of a stream argument, as an int.
+
+    Parameters
+    ----------
+    stream : Stream, None, or another library's stream
+        None is the legacy default stream (0); a foreign stream is read
+        through the CUDA stream protocol (``__cuda_stream__``) or its
+        ``handle``, ``ptr`` (CuPy) or ``cuda_stream`` (PyTorch) attribute,
+        as every stream argument of gpuarr is.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        For an object that is none of these.
+    """
+    return <uintptr_t>_stream_handle(stream)
 
 
 cdef int _get_host_buffer(object obj, Py_buffer* view, bint writable, str what) except -1:

@@ -40,6 +40,12 @@ cdef class Stream:
         """The ``CUstream`` as an int."""
         return <uintptr_t>self.stream
 
+    def __cuda_stream__(self):
+        """The CUDA stream protocol: ``(0, handle)``, the protocol's version
+        and the ``CUstream`` as an int, so CuPy, PyTorch, Numba and
+        cuda.core take a gpuarr stream wherever they take one of theirs."""
+        return (0, <uintptr_t>self.stream)
+
     @property
     def priority(self):
         """The stream's priority as the driver clamped it

@@ -5,6 +5,7 @@
 driver), so every view's ``ptr``, ``shape`` and ``strides`` can be compared
 with the numpy view made by the same operation on that buffer.
 """
+import ctypes
 import gc
 import weakref
 import pickle
@@ -703,7 +704,8 @@ def test_pagelocked_pool_with_fake_allocator():
 
 @pytest.fixture
 def no_driver_device(monkeypatch):
-    monkeypatch.setattr(_interop, "device_id", lambda ptr=None: 0)
+    monkeypatch.setattr(_interop, "dlpack_device_of",
+                        lambda ptr=None: (_interop.kDLCUDA, 0))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -764,7 +766,9 @@ def test_dlpack_device_and_errors(no_driver_device):
     g = fake(np.empty(5, np.int64))
     assert g.__dlpack_device__() == (2, 0)
     with pytest.raises(BufferError):
-        g.__dlpack__(dl_device=(1, 0))
+        g.__dlpack__(dl_device=(2, 5))          # another device
+    with pytest.raises(BufferError):            # the host needs a copy
+        g.__dlpack__(dl_device=(1, 0), copy=False)
     with pytest.raises(ValueError):
         g.__dlpack__(stream=0)
 
@@ -799,6 +803,133 @@ def test_from_dlpack_calls_producer_with_legacy_stream(no_driver_device):
     assert seen["stream"] == 1
     same_layout(g, h)
     assert g.base.producer is p
+
+
+def _capsule_name(cap):
+    ctypes.pythonapi.PyCapsule_GetName.restype = ctypes.c_char_p
+    ctypes.pythonapi.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    return ctypes.pythonapi.PyCapsule_GetName(cap).decode()
+
+
+def _versioned(cap):
+    ptr = ctypes.pythonapi.PyCapsule_GetPointer
+    ptr.restype = ctypes.c_void_p
+    ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.cast(ptr(cap, b"dltensor_versioned"),
+                       ctypes.POINTER(_interop.DLManagedTensorVersioned)).contents
+
+
+@pytest.mark.parametrize("max_version, name", [
+    (None, "dltensor"), ((0, 8), "dltensor"), ((1, 0), "dltensor_versioned"),
+    ((1, 3), "dltensor_versioned"), ((2, 0), "dltensor_versioned")])
+def test_dlpack_max_version_picks_the_capsule(no_driver_device, max_version, name):
+    h = np.empty((3, 5), np.float32)[:, ::2]
+    g = fake(h)
+    cap = g.__dlpack__(max_version=max_version)
+    assert _capsule_name(cap) == name
+    if name == "dltensor_versioned":
+        m = _versioned(cap)
+        assert (m.version.major, m.version.minor) == _interop.DLPACK_VERSION == (1, 0)
+        assert m.flags == 0                      # writable, not a copy
+        assert m.dl_tensor.data == g.ptr and m.dl_tensor.ndim == 2
+    back = gpuarr.from_dlpack(cap)
+    same_layout(back, h)
+    assert back.ptr == g.ptr
+    assert _capsule_name(cap) == "used_" + name
+    with pytest.raises(ValueError):              # consumed once
+        gpuarr.from_dlpack(cap)
+
+
+def test_dlpack_versioned_unconsumed_capsule_calls_deleter(no_driver_device):
+    g = fake(np.empty(7, np.uint16))
+    alive = weakref.ref(g)
+    live = len(_interop._LIVE)
+    cap = g.__dlpack__(max_version=(1, 0))
+    del g
+    gc.collect()
+    assert alive() is not None and len(_interop._LIVE) == live + 1
+    del cap
+    gc.collect()
+    assert alive() is None and len(_interop._LIVE) == live
+
+
+def test_dlpack_read_only_and_newer_versions(no_driver_device):
+    g = fake(np.empty(4, np.int32))
+    cap = g.__dlpack__(max_version=(1, 0))
+    _versioned(cap).flags = _interop.DLPACK_FLAG_BITMASK_READ_ONLY
+    with pytest.raises(BufferError, match="read-only"):
+        gpuarr.from_dlpack(cap, copy=False)
+    assert _capsule_name(cap) == "dltensor_versioned"   # not taken
+    cap2 = g.__dlpack__(max_version=(1, 0))
+    _versioned(cap2).version.major = 2
+    with pytest.raises(BufferError, match="newer"):
+        gpuarr.from_dlpack(cap2)
+
+
+def test_dlpack_host_capsules_are_refused():
+    for kw in ({}, {"max_version": (1, 0)}):
+        cap = np.arange(3.0).__dlpack__(**kw)
+        with pytest.raises(BufferError, match="device type 1"):
+            gpuarr.from_dlpack(cap)
+
+
+def test_from_dlpack_asks_for_version_1_then_falls_back(no_driver_device):
+    inner = fake(np.empty(3, np.float64))
+    seen = []
+
+    class New:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                       copy=None):
+            seen.append((stream, max_version))
+            return inner.__dlpack__(max_version=max_version)
+
+    class Old:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None):
+            seen.append((stream, "old"))
+            return inner.__dlpack__()
+
+    a = gpuarr.from_dlpack(New())
+    b = gpuarr.from_dlpack(Old())
+    assert seen == [(1, (1, 0)), (1, "old")]
+    assert a.ptr == b.ptr == inner.ptr
+
+
+def test_stream_handle_reads_every_library_s_stream():
+    from gpuarr import driver as drv
+
+    class Proto:
+        def __cuda_stream__(self):
+            return (0, 0x1234)
+
+    class CuPyLike:
+        ptr = 0x55
+
+    class TorchLike:
+        cuda_stream = 0x77
+
+    class Handle:
+        handle = 0x99
+
+    assert drv.stream_handle(None) == 0
+    assert drv.stream_handle(Proto()) == 0x1234
+    assert drv.stream_handle(CuPyLike()) == 0x55
+    assert drv.stream_handle(TorchLike()) == 0x77
+    assert drv.stream_handle(Handle()) == 0x99
+
+    class Bad:
+        def __cuda_stream__(self):
+            return 5
+
+    with pytest.raises(TypeError, match="version, handle"):
+        drv.stream_handle(Bad())
+    with pytest.raises(TypeError, match="__cuda_stream__"):
+        drv.stream_handle(object())
 
 
 # ---------------------------------------------------------------------------

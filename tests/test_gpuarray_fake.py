@@ -533,6 +533,70 @@ def test_cuda_array_interface_of_a_real_allocation(fake_lib):
     """)
 
 
+def test_dlpack_1_0_and_the_stream_protocol(fake_lib):
+    """DLPack 1.0 against real (fake) allocations: a versioned capsule
+    shares the memory; copy=True exports a copy flagged as one; a
+    read-only import is copied (a GPUArray is writable); the host export
+    (dl_device=(1, 0)) serves numpy.from_dlpack(device="cpu");
+    __dlpack_device__ comes from the pointer (managed memory: 13); a
+    gpuarr Stream speaks the CUDA stream protocol, and a CAI naming
+    another stream is waited for through an event on that stream."""
+    check(fake_lib, """
+        import ctypes
+        from gpuarr import _interop
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype = ctypes.c_void_p
+        get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        def versioned(cap):
+            return ctypes.cast(get(cap, b"dltensor_versioned"),
+                ctypes.POINTER(_interop.DLManagedTensorVersioned)).contents
+        h = rand((5, 7), "f8")
+        a = ga.to_gpu(h)
+        assert a.__dlpack_device__() == (2, 0)
+        cap = a.__dlpack__(max_version=(1, 0))
+        m = versioned(cap)
+        assert m.flags == 0 and m.dl_tensor.data == a.ptr
+        b = ga.from_dlpack(cap)
+        assert b.ptr == a.ptr
+        same(b.get(), h)
+        # a copy made for the consumer says so
+        c0 = copies()
+        cap = a.__dlpack__(max_version=(1, 0), copy=True)
+        m = versioned(cap)
+        assert m.flags == _interop.DLPACK_FLAG_BITMASK_IS_COPIED
+        assert m.dl_tensor.data != a.ptr and copies() == c0 + 1
+        same(ga.from_dlpack(cap).get(), h)
+        # read-only: copied on import unless copy=False, which refuses
+        cap = a[1:3].__dlpack__(max_version=(1, 0))
+        versioned(cap).flags = _interop.DLPACK_FLAG_BITMASK_READ_ONLY
+        r = ga.from_dlpack(cap)
+        assert r.ptr != a.ptr + 56
+        same(r.get(), h[1:3])
+        # the host: numpy asks for dl_device=(1, 0) and gets a copy
+        back = np.from_dlpack(a, device="cpu")
+        same(np.asarray(back), h)
+        # the pointer's device, and managed memory's own device type
+        hm = drv.managed_empty((4,), np.float32)
+        g = ga.GPUArray((4,), np.float32, gpudata=hm.__array_interface__["data"][0])
+        assert g.__dlpack_device__() == (13, 0)
+        assert versioned(g.__dlpack__(max_version=(1, 0))).dl_tensor.device.device_type == 13
+        # the CUDA stream protocol, both ways
+        s = drv.Stream()
+        assert s.__cuda_stream__() == (0, s.handle)
+        assert drv.stream_handle(s) == s.handle
+        class Foreign:
+            pass
+        fo = Foreign()
+        cai = dict(a.__cuda_array_interface__)
+        cai["stream"] = s.handle
+        fo.__cuda_array_interface__ = cai
+        w = ga.asarray(fo)
+        assert w.ptr == a.ptr
+        same(w.get(), h)
+        del hm, g
+    """)
+
+
 # ---------------------------------------------------------------------------
 # the memory pool
 

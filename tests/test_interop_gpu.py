@@ -218,9 +218,120 @@ def test_dlpack_device_and_copy():
     assert g.ptr != d.ptr
     np.testing.assert_array_equal(g.get(), np.arange(5.0))
     with pytest.raises(BufferError):
-        d.__dlpack__(dl_device=(1, 0))
+        d.__dlpack__(dl_device=(1, 0), copy=False)   # the host needs a copy
+    with pytest.raises(BufferError):
+        d.__dlpack__(dl_device=(2, 99))
     with pytest.raises(BufferError):
         gpuarr.from_dlpack(np.arange(3.0))  # host data: not zero-copy
+    # numpy asks for the host (dl_device=(1, 0)) and gets a copy
+    np.testing.assert_array_equal(np.from_dlpack(d, device="cpu"), np.arange(5.0))
+
+
+def test_dlpack_versioned_round_trip_and_flags():
+    import ctypes
+    from gpuarr import _interop
+    d = gpuarr.to_gpu(sample(np.float32))
+    cap = d.__dlpack__(max_version=(1, 0))
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    m = ctypes.cast(get(cap, b"dltensor_versioned"),
+                    ctypes.POINTER(_interop.DLManagedTensorVersioned)).contents
+    assert (m.version.major, m.version.minor) == (1, 0) and m.flags == 0
+    assert (m.dl_tensor.device.device_type, m.dl_tensor.device.device_id) == (2, 0)
+    g = gpuarr.from_dlpack(cap)
+    assert g.ptr == d.ptr
+    np.testing.assert_array_equal(g.get(), d.get())
+
+
+def test_managed_memory_reports_its_device_type():
+    from gpuarr import driver as drv
+    h = drv.managed_empty((8,), np.float32)
+    h[:] = np.arange(8, dtype=np.float32)
+    g = gpuarr.GPUArray((8,), np.float32, gpudata=h.__array_interface__["data"][0])
+    assert g.__dlpack_device__() == (13, 0)
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        try:
+            t = torch.from_dlpack(g)
+        except (RuntimeError, BufferError, TypeError):
+            t = None            # a consumer may refuse managed memory
+        if t is not None:
+            np.testing.assert_array_equal(t.cpu().numpy(), np.arange(8, dtype=np.float32))
+    del g
+
+
+def test_foreign_streams_are_accepted_where_gpuarr_takes_a_stream():
+    """CuPy's and PyTorch's streams (through __cuda_stream__, .ptr or
+    .cuda_stream) order gpuarr's work; a gpuarr Stream speaks the protocol
+    to them."""
+    from gpuarr import driver as drv
+    from gpuarr.elementwise import ElementwiseKernel
+    twice = ElementwiseKernel("float *x", "x[i] = 2 * x[i]", name="twice_on")
+    h = sample(np.float32)
+    s = drv.Stream()
+    assert s.__cuda_stream__() == (0, s.handle)
+    cp = pytest.importorskip("cupy")
+    cs = cp.cuda.Stream(non_blocking=True)
+    assert drv.stream_handle(cs) == cs.ptr
+    d = gpuarr.to_gpu(h)
+    twice(d, stream=cs)
+    cs.synchronize()
+    np.testing.assert_array_equal(d.get(), 2 * h)
+    torch = pytest.importorskip("torch")
+    ts = torch.cuda.Stream()
+    assert drv.stream_handle(ts) == ts.cuda_stream
+    twice(d, stream=ts)
+    ts.synchronize()
+    np.testing.assert_array_equal(d.get(), 4 * h)
+    # the other way: CuPy takes gpuarr's stream by its handle
+    ext = cp.cuda.ExternalStream(s.handle)
+    with ext:
+        c = cp.asarray(d) + 1
+    ext.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(c), 4 * h + 1)
+
+
+_SUBPROCESS = """
+import os, sys
+import numpy as np
+import gpuarr.autoinit
+import gpuarr
+lib = sys.argv[1]
+h = np.arange(24, dtype=np.float32).reshape(4, 6)
+d = gpuarr.to_gpu(h)
+if lib == "numba":
+    from numba import cuda
+    n = cuda.as_cuda_array(d)                       # CAI, no copy
+    assert n.__cuda_array_interface__["data"][0] == d.ptr
+    np.testing.assert_array_equal(n.copy_to_host(), h)
+    back = gpuarr.asarray(cuda.to_device(h[::-1]))  # Numba's array into gpuarr
+    np.testing.assert_array_equal(back.get(), h[::-1])
+else:
+    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    import jax, jax.numpy as jnp
+    j = jax.dlpack.from_dlpack(d)                   # DLPack, zero copy
+    np.testing.assert_array_equal(np.asarray(j), h)
+    g = gpuarr.from_dlpack(jnp.arange(10.0, dtype=jnp.float32) * 2)
+    np.testing.assert_array_equal(g.get(), np.arange(10.0, dtype=np.float32) * 2)
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("lib", ["numba", "jax"])
+def test_numba_and_jax_round_trips(lib):
+    """Numba through the CUDA Array Interface, JAX through DLPack, each in
+    a process of its own (JAX takes GPU memory for its own pool)."""
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip(lib)
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    r = subprocess.run([sys.executable, "-c", _SUBPROCESS, lib], env=env,
+                       capture_output=True, text=True, timeout=300)
+    if "no CUDA-capable device" in r.stderr or "CUDA backend failed" in r.stderr:
+        pytest.skip("%s sees no GPU here: %s" % (lib, r.stderr[-300:]))
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr
 
 
 def test_asarray_of_numpy_copies():
