@@ -27,7 +27,10 @@ driver when ``gpudata`` is given, so all of the layout logic is checkable
 without a GPU on arrays made with ``GPUArray(shape, dtype, gpudata=<int>)``.
 """
 
+from __future__ import annotations
+
 import operator as _operator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -130,6 +133,99 @@ class GPUArray:
     # __array_ufunc__ and __array_function__: gpuarr._protocols (below)
     __array_priority__ = 100
 
+    if TYPE_CHECKING:
+        # for type checkers only: the slots' types, and the methods this
+        # module attaches below from its tables (tests/test_typing.py keeps
+        # this list equal to them)
+        shape: tuple[int, ...]
+        dtype: np.dtype
+        size: int
+        strides: tuple[int, ...]
+        ptr: int
+        gpudata: Any
+        base: Any
+        allocator: Any
+
+        def __add__(self, other: Any) -> GPUArray: ...
+        def __radd__(self, other: Any) -> GPUArray: ...
+        def __iadd__(self, other: Any) -> GPUArray: ...
+        def __sub__(self, other: Any) -> GPUArray: ...
+        def __rsub__(self, other: Any) -> GPUArray: ...
+        def __isub__(self, other: Any) -> GPUArray: ...
+        def __mul__(self, other: Any) -> GPUArray: ...
+        def __rmul__(self, other: Any) -> GPUArray: ...
+        def __imul__(self, other: Any) -> GPUArray: ...
+        def __truediv__(self, other: Any) -> GPUArray: ...
+        def __rtruediv__(self, other: Any) -> GPUArray: ...
+        def __itruediv__(self, other: Any) -> GPUArray: ...
+        def __floordiv__(self, other: Any) -> GPUArray: ...
+        def __rfloordiv__(self, other: Any) -> GPUArray: ...
+        def __ifloordiv__(self, other: Any) -> GPUArray: ...
+        def __mod__(self, other: Any) -> GPUArray: ...
+        def __rmod__(self, other: Any) -> GPUArray: ...
+        def __imod__(self, other: Any) -> GPUArray: ...
+        def __and__(self, other: Any) -> GPUArray: ...
+        def __rand__(self, other: Any) -> GPUArray: ...
+        def __iand__(self, other: Any) -> GPUArray: ...
+        def __or__(self, other: Any) -> GPUArray: ...
+        def __ror__(self, other: Any) -> GPUArray: ...
+        def __ior__(self, other: Any) -> GPUArray: ...
+        def __xor__(self, other: Any) -> GPUArray: ...
+        def __rxor__(self, other: Any) -> GPUArray: ...
+        def __ixor__(self, other: Any) -> GPUArray: ...
+        def __lshift__(self, other: Any) -> GPUArray: ...
+        def __rlshift__(self, other: Any) -> GPUArray: ...
+        def __ilshift__(self, other: Any) -> GPUArray: ...
+        def __rshift__(self, other: Any) -> GPUArray: ...
+        def __rrshift__(self, other: Any) -> GPUArray: ...
+        def __irshift__(self, other: Any) -> GPUArray: ...
+        def __pow__(self, other: Any, modulo: None = None) -> GPUArray: ...
+        def __rpow__(self, other: Any, modulo: None = None) -> GPUArray: ...
+        def __ipow__(self, other: Any) -> GPUArray: ...
+        def __divmod__(self, other: Any) -> tuple[GPUArray, GPUArray]: ...
+        def __rdivmod__(self, other: Any) -> tuple[GPUArray, GPUArray]: ...
+        def __matmul__(self, other: Any) -> GPUArray: ...
+        def __rmatmul__(self, other: Any) -> GPUArray: ...
+        def __imatmul__(self, other: Any) -> GPUArray: ...
+        def __lt__(self, other: Any) -> GPUArray: ...
+        def __le__(self, other: Any) -> GPUArray: ...
+        def __gt__(self, other: Any) -> GPUArray: ...
+        def __ge__(self, other: Any) -> GPUArray: ...
+        def __eq__(self, other: Any) -> GPUArray: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> GPUArray: ...  # type: ignore[override]
+        def __neg__(self) -> GPUArray: ...
+        def __pos__(self) -> GPUArray: ...
+        def __abs__(self) -> GPUArray: ...
+        def __invert__(self) -> GPUArray: ...
+        # numpy's and PyCUDA's methods, forwarded to the routine modules
+        def sum(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def prod(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def mean(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def var(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def std(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def max(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def min(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def argmax(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def argmin(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def ptp(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def dot(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def nansum(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def nanmax(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def nanmin(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def cumsum(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def cumprod(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def sort(self, *args: Any, **kwargs: Any) -> None: ...
+        def argsort(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def any(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def all(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def reverse(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def mul_add(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        def bind_to_texref(self, *args: Any, **kwargs: Any) -> Any: ...
+        def bind_to_texref_ext(self, *args: Any, **kwargs: Any) -> Any: ...
+        def _new_like_me(self, *args: Any, **kwargs: Any) -> GPUArray: ...
+        _grid: tuple[int, int]
+        _block: tuple[int, int, int]
+
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None,
                  strides=None, order="C"):
         shape = _layout.normalize_shape(shape)
@@ -174,22 +270,22 @@ class GPUArray:
 
     # -- attributes --------------------------------------------------------
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """Number of dimensions."""
         return len(self.shape)
 
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         """Bytes per element."""
         return self.dtype.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """``size * itemsize``."""
         return self.size * self.dtype.itemsize
 
     @property
-    def mem_size(self):
+    def mem_size(self) -> int:
         """Number of elements spanned in memory (``size`` when contiguous)."""
         if self._c or self._f:
             return self.size
@@ -197,17 +293,17 @@ class GPUArray:
         return (hi - lo) // self.dtype.itemsize
 
     @property
-    def flags(self):
+    def flags(self) -> _layout.Flags:
         """numpy-like flags: ``c_contiguous``, ``f_contiguous``, ``forc``."""
         return _layout.Flags(self._c, self._f)
 
     @property
-    def T(self):
+    def T(self) -> GPUArray:
         """The transposed view (``transpose()``)."""
         return self.transpose()
 
     @property
-    def real(self):
+    def real(self) -> GPUArray:
         """Real part: a view for complex dtypes, ``self`` otherwise."""
         if self.dtype.kind != "c":
             return self
@@ -215,7 +311,7 @@ class GPUArray:
         return self._view(self.shape, self.strides, 0, dt)
 
     @property
-    def imag(self):
+    def imag(self) -> GPUArray:
         """Imaginary part: a view for complex dtypes, zeros otherwise."""
         if self.dtype.kind != "c":
             return _creation.zeros_like(self)
@@ -223,7 +319,7 @@ class GPUArray:
         return self._view(self.shape, self.strides, dt.itemsize, dt)
 
     @property
-    def device(self):
+    def device(self) -> _drv.Device:
         """The :class:`gpuarr.driver.Device` of the current context."""
         return _drv.Context.get_device()
 
@@ -238,21 +334,21 @@ class GPUArray:
                     self.allocator)
 
     # -- numpy protocol guards ---------------------------------------------
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
         raise TypeError("a GPUArray lives in device memory and is not "
                         "implicitly converted to a numpy array; use .get()")
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[GPUArray]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self.size == 1:
             return bool(self.get().reshape(()))
         if self.size == 0:
@@ -268,35 +364,35 @@ class GPUArray:
                             "scalars")
         return self.get().reshape(())[()]
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._scalar())
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._scalar())
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._scalar())
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.ndim or self.dtype.kind not in "biu":
             raise TypeError("only integer scalar arrays can be converted to a "
                             "scalar index")
         return _operator.index(self._scalar())
 
-    def item(self):
+    def item(self) -> Any:
         """Copy the only element to a Python scalar."""
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a "
                              "Python scalar")
         return self._scalar().item()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return repr(self.get())
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.get())
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         return format(self.get(), spec)
 
     def __reduce__(self):
@@ -327,8 +423,8 @@ class GPUArray:
         return _interop.dlpack_device(self)
 
     # -- transfers, copies, casts --------------------------------------------
-    def get(self, ary=None, pagelocked=False, async_=False, stream=None,
-            **kwargs):
+    def get(self, ary: np.ndarray | None = None, pagelocked: bool = False,
+            async_: bool = False, stream=None, **kwargs) -> np.ndarray:
         """Copy to the host.
 
         Parameters
@@ -362,11 +458,11 @@ class GPUArray:
             raise TypeError("unexpected keyword arguments %s" % list(kwargs))
         return _transfer.get(self, ary, pagelocked, async_, stream)
 
-    def get_async(self, stream=None, ary=None):
+    def get_async(self, stream=None, ary: np.ndarray | None = None) -> np.ndarray:
         """Enqueue a copy to the host on ``stream``; see :meth:`get`."""
         return _transfer.get(self, ary, False, True, stream)
 
-    def set(self, ary, async_=False, stream=None, **kwargs):
+    def set(self, ary, async_: bool = False, stream=None, **kwargs) -> GPUArray:
         """Copy ``ary`` from the host into this array.
 
         Parameters
@@ -395,12 +491,12 @@ class GPUArray:
         _transfer.set(self, ary, async_, stream)
         return self
 
-    def set_async(self, ary, stream=None):
+    def set_async(self, ary, stream=None) -> GPUArray:
         """Enqueue a copy from the host on ``stream``; see :meth:`set`."""
         _transfer.set(self, ary, True, stream)
         return self
 
-    def copy(self, order="C", stream=None):
+    def copy(self, order: str = "C", stream=None) -> GPUArray:
         """A new array with a copy of the data.
 
         Parameters
@@ -420,7 +516,8 @@ class GPUArray:
             order, stream = "C", order
         return _transfer.copy(self, order, stream)
 
-    def astype(self, dtype, order="K", casting="unsafe", copy=True, stream=None):
+    def astype(self, dtype, order: str = "K", casting: str = "unsafe", copy: bool = True,
+               stream=None) -> GPUArray:
         """Cast to ``dtype`` (numpy's ``astype``; ``casting`` as numpy's).
 
         A stream as the second argument is PyCUDA's ``astype(dtype,
@@ -435,7 +532,7 @@ class GPUArray:
             order, stream = "K", order
         return _transfer.astype(self, dtype, order, casting, copy, stream)
 
-    def fill(self, value, stream=None):
+    def fill(self, value, stream=None) -> GPUArray:
         """Set every element to ``value`` (cast like numpy assignment).
 
         Returns
@@ -447,7 +544,7 @@ class GPUArray:
         return self
 
     # -- views -------------------------------------------------------------
-    def view(self, dtype=None, type=None):
+    def view(self, dtype=None, type=None) -> GPUArray:
         """View the same memory as another dtype (numpy's rules).
 
         Raises
@@ -485,13 +582,13 @@ class GPUArray:
         strides = self.strides[:-1] + (new,)
         return self._view(shape, strides, 0, dtype)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> GPUArray:
         return _indexing.getitem(self, key)
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         _indexing.setitem(self, key, value)
 
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape, order: str = "C") -> GPUArray:
         """Give a new shape; a view whenever numpy's reshape gives one.
 
         Parameters
@@ -542,19 +639,19 @@ class GPUArray:
         return _layout.nocopy_reshape_strides(self.shape, self.strides,
                                               newshape, isz, order == "F")
 
-    def ravel(self, order="C"):
+    def ravel(self, order: str = "C") -> GPUArray:
         """Flattened array: a view when possible (numpy's ``ravel``)."""
         if order == "K":
             order = "F" if (self._f and not self._c) else "C"
         return self.reshape((self.size,), order=order)
 
-    def flatten(self, order="C"):
+    def flatten(self, order: str = "C") -> GPUArray:
         """Flattened copy."""
         if order in ("A", "K"):
             order = "F" if (self._f and not self._c) else "C"
         return self.copy(order=order).reshape((self.size,), order=order)
 
-    def transpose(self, *axes, **kw):
+    def transpose(self, *axes, **kw) -> GPUArray:
         """Permute the axes (a view); reverse them when none are given.
 
         ``axes`` as numpy's (``a.transpose(1, 0)``, ``a.transpose((1, 0))``)
@@ -588,7 +685,7 @@ class GPUArray:
         return self._view(tuple(self.shape[p] for p in perm),
                           tuple(self.strides[p] for p in perm), 0)
 
-    def swapaxes(self, axis1, axis2):
+    def swapaxes(self, axis1: int, axis2: int) -> GPUArray:
         """Interchange two axes (a view)."""
         nd = len(self.shape)
         a = _layout.normalize_axis(axis1, nd)
@@ -597,7 +694,7 @@ class GPUArray:
         perm[a], perm[b] = perm[b], perm[a]
         return self.transpose(perm)
 
-    def squeeze(self, axis=None):
+    def squeeze(self, axis=None) -> GPUArray:
         """Remove length-1 axes (a view).
 
         Raises
@@ -623,12 +720,12 @@ class GPUArray:
         return self._view(tuple(self.shape[i] for i in keep),
                           tuple(self.strides[i] for i in keep), 0)
 
-    def broadcast_to(self, shape):
+    def broadcast_to(self, shape) -> GPUArray:
         """A view broadcast to ``shape``; see :func:`gpuarr.broadcast_to`."""
         return _manipulation.broadcast_to(self, shape)
 
     # -- element-wise methods ----------------------------------------------
-    def conj(self, out=None, stream=None):
+    def conj(self, out=None, stream=None) -> GPUArray:
         """Complex conjugate (a copy; ``self`` values for real dtypes)."""
         return _ufunc.apply("conjugate", (self,), out, stream)
 

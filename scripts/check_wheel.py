@@ -5,7 +5,8 @@
 Fails (exit 1, naming each problem) when the wheel ships tests, Cython's
 generated C, benchmarks or build leftovers; when it lacks the extension,
 the Mako templates, the built-in headers' directory (if the source tree has
-one), ``py.typed`` (if the source tree has one) or the license; or when the
+one), ``py.typed`` and ``__init__.pyi`` (if the source tree has them) or the
+license; or when the
 extension is over 2 MiB (it is linked stripped: 1.3 MB with the whole
 driver API of issue 12; with symbols it is several times that).
 """
@@ -50,6 +51,9 @@ def problems(path):
     if os.path.exists(os.path.join(HERE, "gpuarr", "py.typed")) \
             and "gpuarr/py.typed" not in names:
         out.append("gpuarr/py.typed missing")
+    if os.path.exists(os.path.join(HERE, "gpuarr", "__init__.pyi")) \
+            and "gpuarr/__init__.pyi" not in names:
+        out.append("gpuarr/__init__.pyi missing (the flat namespace's stub)")
     if not any(n.endswith("LICENSE") and ".dist-info/" in n for n in names):
         out.append("no LICENSE in the dist-info")
     return out
