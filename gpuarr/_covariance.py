@@ -199,14 +199,35 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
-    """Pearson correlation coefficients (``numpy.corrcoef``):
+    """Pearson correlation coefficients (``numpy.corrcoef``).
+
     ``cov / outer(std, std)``, clipped to ``[-1, 1]`` (real and imaginary
-    parts).
+    parts), computed from :func:`cov` (a matrix product).  numpy's
+    deprecated ``bias`` and ``ddof`` are not taken (they have no effect).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        1-D or 2-D: each row a variable, each column an observation (with
+        ``rowvar`` True).
+    y : GPUArray or array_like, optional
+        Further variables, of ``x``'s layout.
+    rowvar : bool, optional
+        True (default): variables in rows; False: variables in columns.
+    dtype : dtype-like, optional
+        The dtype computed in and of the result; default numpy's: at least
+        float64 (complex128 for complex input).
 
     Returns
     -------
     GPUArray
-        ``(p, p)``; for one variable, ``c / c`` (1.0, or NaN).
+        ``(p, p)`` for ``p`` variables; for one variable 0-d, ``c / c``
+        (1.0, or NaN).
+
+    Raises
+    ------
+    ValueError
+        For inputs of more than 2 dimensions (numpy's).
     """
     c = cov(x, y, rowvar, dtype=dtype)
     if len(c.shape) < 2:

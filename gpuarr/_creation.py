@@ -26,6 +26,23 @@ __all__ = [
 def empty(shape, dtype=np.float64, order="C", allocator=None):
     """Uninitialized array (numpy.empty; default dtype float64).
 
+    PyCUDA's ``empty(shape, dtype, allocator=..., order=...)`` takes the same
+    arguments; numpy's ``like`` and ``device`` are not taken.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The array's shape.
+    dtype : dtype-like, optional
+        Any dtype gpuarr supports (bool, integers, floats and complex);
+        default float64.
+    order : {'C', 'F'}, optional
+        Memory layout, row-major (default) or column-major.
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+
     Returns
     -------
     GPUArray
@@ -36,7 +53,7 @@ def empty(shape, dtype=np.float64, order="C", allocator=None):
     Raises
     ------
     TypeError
-        For an unsupported dtype.
+        For an unsupported dtype (object, strings, datetimes, ...).
     ValueError
         For negative dimensions or an unknown ``order``.
     """
@@ -62,7 +79,35 @@ def empty_c(shape, dt):
 
 
 def zeros(shape, dtype=np.float64, order="C", allocator=None):
-    """Array of zeros (numpy.zeros)."""
+    """Array of zeros (numpy.zeros; default dtype float64).
+
+    One ``memset`` of the new memory.
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The array's shape.
+    dtype : dtype-like, optional
+        Default float64.
+    order : {'C', 'F'}, optional
+        Memory layout, row-major (default) or column-major.
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+
+    Returns
+    -------
+    GPUArray
+        Of ``shape`` and ``dtype``, every element zero.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     a = empty(shape, dtype, order=order, allocator=allocator)
     if a.size:
         _drv.memset_d8(a.ptr, 0, a.nbytes)
@@ -70,7 +115,33 @@ def zeros(shape, dtype=np.float64, order="C", allocator=None):
 
 
 def ones(shape, dtype=np.float64, order="C", allocator=None):
-    """Array of ones (numpy.ones)."""
+    """Array of ones (numpy.ones; default dtype float64).
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The array's shape.
+    dtype : dtype-like, optional
+        Default float64.
+    order : {'C', 'F'}, optional
+        Memory layout, row-major (default) or column-major.
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+
+    Returns
+    -------
+    GPUArray
+        Of ``shape`` and ``dtype``, every element one (True for bool).
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     a = empty(shape, dtype, order=order, allocator=allocator)
     _transfer.fill(a, 1)
     return a
@@ -79,7 +150,39 @@ def ones(shape, dtype=np.float64, order="C", allocator=None):
 def full(shape, fill_value, dtype=None, order="C", allocator=None):
     """Array filled with ``fill_value`` (numpy.full; dtype from the value).
 
-    The default dtype is ``numpy.array(fill_value).dtype``.
+    The default dtype is ``numpy.array(fill_value).dtype`` (a GPUArray
+    value's own dtype).
+
+    Parameters
+    ----------
+    shape : int or tuple of ints
+        The array's shape.
+    fill_value : scalar, GPUArray or numpy.ndarray
+        The value, converted to ``dtype`` as numpy's assignment converts
+        it (a Python int out of range raises OverflowError; arrays are
+        cast unsafely).  An array value broadcasts to ``shape`` as in
+        numpy.
+    dtype : dtype-like, optional
+        Default the value's dtype: int64 for a Python int, float64 for a
+        float, complex128 for a complex, bool for a bool.
+    order : {'C', 'F'}, optional
+        Memory layout, row-major (default) or column-major.
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+
+    Returns
+    -------
+    GPUArray
+        Of ``shape`` and ``dtype``, every element ``fill_value``.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
     """
     if dtype is None:
         if isinstance(fill_value, GPUArray):
@@ -102,25 +205,139 @@ def _like(a, dtype, order, shape):
 
 
 def empty_like(a, dtype=None, order="K", shape=None):
-    """Uninitialized array with ``a``'s shape and dtype (numpy.empty_like)."""
+    """Uninitialized array with ``a``'s shape and dtype (numpy.empty_like).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The prototype, whose shape, dtype and layout the result takes.
+    dtype : dtype-like, optional
+        Overrides ``a``'s dtype.
+    order : {'K', 'A', 'C', 'F'}, optional
+        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
+        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
+        axes), C order otherwise.
+    shape : int or tuple of ints, optional
+        Overrides ``a``'s shape.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a``'s shape and dtype (or those given), from the current
+        context's pool (numpy's ``subok`` and ``device`` are not taken).
+        Its values are whatever the memory held.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     dtype, order, shape = _like(a, dtype, order, shape)
     return empty(shape, dtype, order=order)
 
 
 def zeros_like(a, dtype=None, order="K", shape=None):
-    """Zeros with ``a``'s shape and dtype (numpy.zeros_like)."""
+    """Zeros with ``a``'s shape and dtype (numpy.zeros_like).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The prototype, whose shape, dtype and layout the result takes.
+    dtype : dtype-like, optional
+        Overrides ``a``'s dtype.
+    order : {'K', 'A', 'C', 'F'}, optional
+        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
+        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
+        axes), C order otherwise.
+    shape : int or tuple of ints, optional
+        Overrides ``a``'s shape.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a``'s shape and dtype (or those given), from the current
+        context's pool (numpy's ``subok`` and ``device`` are not taken).
+        Every element zero.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     dtype, order, shape = _like(a, dtype, order, shape)
     return zeros(shape, dtype, order=order)
 
 
 def ones_like(a, dtype=None, order="K", shape=None):
-    """Ones with ``a``'s shape and dtype (numpy.ones_like)."""
+    """Ones with ``a``'s shape and dtype (numpy.ones_like).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The prototype, whose shape, dtype and layout the result takes.
+    dtype : dtype-like, optional
+        Overrides ``a``'s dtype.
+    order : {'K', 'A', 'C', 'F'}, optional
+        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
+        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
+        axes), C order otherwise.
+    shape : int or tuple of ints, optional
+        Overrides ``a``'s shape.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a``'s shape and dtype (or those given), from the current
+        context's pool (numpy's ``subok`` and ``device`` are not taken).
+        Every element one.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     dtype, order, shape = _like(a, dtype, order, shape)
     return ones(shape, dtype, order=order)
 
 
 def full_like(a, fill_value, dtype=None, order="K", shape=None):
-    """``fill_value`` with ``a``'s shape and dtype (numpy.full_like)."""
+    """``fill_value`` with ``a``'s shape and dtype (numpy.full_like).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The prototype, whose shape, dtype and layout the result takes.
+    fill_value : scalar, GPUArray or numpy.ndarray
+        The value, converted to the result's dtype as :func:`full`
+        converts it.
+    dtype : dtype-like, optional
+        Overrides ``a``'s dtype (not the value's: as in numpy, the default
+        is ``a.dtype``).
+    order : {'K', 'A', 'C', 'F'}, optional
+        As :func:`empty_like`'s.
+    shape : int or tuple of ints, optional
+        Overrides ``a``'s shape.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a``'s shape and dtype (or those given), from the current
+        context's pool (numpy's ``subok`` and ``device`` are not taken).
+        Every element ``fill_value``.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    ValueError
+        For negative dimensions or an unknown ``order``.
+    """
     dtype, order, shape = _like(a, dtype, order, shape)
     return full(shape, fill_value, dtype, order=order)
 
@@ -150,7 +367,36 @@ def to_gpu(ary, allocator=None):
 
 
 def to_gpu_async(ary, allocator=None, stream=None):
-    """Like :func:`to_gpu`, enqueued on ``stream`` (pinned ``ary`` to overlap)."""
+    """Like :func:`to_gpu`, enqueued on ``stream`` (pinned ``ary`` to overlap).
+
+    PyCUDA's ``to_gpu_async``.  The copy is asynchronous only for a
+    page-locked ``ary`` (:func:`gpuarr.driver.pagelocked_empty`); the host
+    array must not change until ``stream`` has finished the copy.
+
+    Parameters
+    ----------
+    ary : array_like
+        Converted with ``numpy.asarray``; non-contiguous arrays are made
+        C-contiguous on the host first (a pageable temporary).
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+    stream : gpuarr.driver.Stream, optional
+        The stream the copy is enqueued on; None the legacy default stream.
+
+    Returns
+    -------
+    GPUArray
+        Of ``ary``'s shape and dtype (C order, or F order for an F- but not
+        C-contiguous ``ary``); its contents are valid once the copy on
+        ``stream`` has completed.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype (object, strings, datetimes, ...).
+    """
     return _from_host(ary, allocator, True, stream)
 
 
@@ -179,10 +425,34 @@ def arange(start, stop=None, step=None, dtype=None, allocator=None):
     The values are computed by numpy on the host and copied, so they are
     bit-identical to ``numpy.arange``.
 
+    Parameters
+    ----------
+    start : int, float or complex
+        The first value; with no ``stop`` it is the end and the values start
+        at 0.
+    stop : int, float or complex, optional
+        The end, excluded.
+    step : int, float or complex, optional
+        The spacing, default 1.
+    dtype : dtype-like, optional
+        Default numpy's: inferred from the arguments (int64 for ints,
+        float64 when any is a float).
+    allocator : callable, optional
+        ``allocator(nbytes)`` returning device memory (PyCUDA's convention,
+        e.g. a :class:`gpuarr.tools.DeviceMemoryPool`'s ``allocate``);
+        default the current context's pool.
+
+    Returns
+    -------
+    GPUArray
+        1-D, ``ceil((stop - start) / step)`` elements (numpy's count).
+
     Raises
     ------
     ZeroDivisionError
         For a zero step (as numpy).
+    TypeError
+        For a dtype gpuarr does not support.
     """
     if stop is None and step is None:
         host = np.arange(start, dtype=dtype)
@@ -195,7 +465,41 @@ def arange(start, stop=None, step=None, dtype=None, allocator=None):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
              axis=0):
-    """``num`` evenly spaced samples over ``[start, stop]`` (numpy.linspace)."""
+    """``num`` evenly spaced samples over ``[start, stop]`` (numpy.linspace).
+
+    Computed by numpy on the host and copied (numpy's values exactly).
+
+    Parameters
+    ----------
+    start, stop : array_like
+        The ends of the interval; arrays give one sequence per element,
+        stacked along ``axis``.
+    num : int, optional
+        The number of samples (default 50).
+    endpoint : bool, optional
+        Whether ``stop`` is the last sample (default True).
+    retstep : bool, optional
+        Also return the spacing.
+    dtype : dtype-like, optional
+        Default numpy's: float64, or the inexact promotion of the ends.
+    axis : int, optional
+        Where the samples go for array ends (default 0).
+
+    Returns
+    -------
+    samples : GPUArray
+        The samples, on the device.
+    step : float or numpy.ndarray
+        The spacing (a host value, as numpy gives it); only when
+        ``retstep`` is True.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``num`` (numpy's).
+    TypeError
+        For a dtype gpuarr does not support.
+    """
     res = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep,
                       dtype=dtype, axis=axis)
     if retstep:
@@ -204,7 +508,37 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
 
 
 def eye(N, M=None, k=0, dtype=np.float64, order="C"):
-    """2-d array with ones on the ``k``-th diagonal (numpy.eye)."""
+    """2-d array with ones on the ``k``-th diagonal (numpy.eye).
+
+    Parameters
+    ----------
+    N : int
+        Number of rows.
+    M : int, optional
+        Number of columns; default ``N``.
+    k : int, optional
+        The diagonal: 0 the main one (default), positive above it, negative
+        below it.
+    dtype : dtype-like, optional
+        Default float64.
+    order : {'C', 'F'}, optional
+        Memory layout (default C).
+
+    Returns
+    -------
+    GPUArray
+        Of shape ``(N, M)`` and ``dtype``: ones on diagonal ``k``, zeros
+        elsewhere (from the current context's pool; numpy's ``like`` and
+        ``device`` are not taken).
+
+    Raises
+    ------
+    TypeError
+        For a non-integer ``N``, ``M`` or ``k`` (``operator.index``), or an
+        unsupported dtype.
+    ValueError
+        For a negative ``N`` or ``M``, or an unknown ``order``.
+    """
     if M is None:
         M = N
     N = operator.index(N)
@@ -227,6 +561,9 @@ def eye(N, M=None, k=0, dtype=np.float64, order="C"):
 def asarray(obj, dtype=None):
     """Wrap or copy ``obj`` as a GPUArray.
 
+    Unlike numpy's ``asarray`` there is no ``order``, ``device`` or
+    ``copy``; host data is always copied to the device.
+
     Parameters
     ----------
     obj : GPUArray, object with ``__cuda_array_interface__``, or array_like
@@ -237,6 +574,12 @@ def asarray(obj, dtype=None):
         :func:`to_gpu`.
     dtype : dtype-like, optional
         Cast to this dtype (a copy when it differs).
+
+    Returns
+    -------
+    GPUArray
+        ``obj`` itself, a view of its device memory, or a new device copy;
+        of ``dtype`` when given.
 
     Raises
     ------

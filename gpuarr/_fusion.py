@@ -463,8 +463,10 @@ def fuse(*args, kernel_name=None):
 
     Parameters
     ----------
-    func : callable
-        Uses operators, gpuarr's or numpy's ufuncs (``gpuarr.exp``,
+    *args : callable, optional
+        The function, at most one (``fuse(func)``, ``@gpuarr.fuse``);
+        none for ``@gpuarr.fuse()`` or ``@gpuarr.fuse(kernel_name=...)``.
+        It uses operators, gpuarr's or numpy's ufuncs (``gpuarr.exp``,
         ``numpy.sin``), ``where``, ``clip``, ``astype``, and may end in one
         reduction (``sum``, ``prod``, ``mean``, ``max``, ``min``,
         ``nansum``, ``nanmax``, ``nanmin``, ``any``, ``all``, with ``axis``,
@@ -474,11 +476,13 @@ def fuse(*args, kernel_name=None):
 
     Returns
     -------
-    Fusion
-        Callable as the function.  Each call with a new signature (the
-        arguments' dtypes and dimensions, the scalars' types) traces the
-        function once; every call launches one kernel (one per result
-        shape when results broadcast to different shapes).
+    Fusion or callable
+        Given the function: a :class:`Fusion`, callable as the function.
+        Without it: a decorator that makes one.  Each call of the
+        :class:`Fusion` with a new signature (the arguments' dtypes and
+        dimensions, the scalars' types) traces the function once; every
+        call launches one kernel (one per result shape when results
+        broadcast to different shapes).
 
     Notes
     -----
@@ -498,7 +502,8 @@ def fuse(*args, kernel_name=None):
         When the function uses what cannot be fused (indexing, ``len``,
         Python ``if`` on a value, a GPUArray it does not take as an
         argument, a numpy function without a fused form, operations after
-        the reduction), naming it; when called with numpy arrays.
+        the reduction), naming it; when called with numpy arrays; when
+        given more than one positional argument.
     ValueError, OverflowError
         As numpy: shapes that do not broadcast, integer overflow of Python
         scalars, integers to negative integer powers.

@@ -20,37 +20,173 @@ __all__ = ["astype", "reshape", "ravel", "transpose", "swapaxes", "squeeze",
 
 
 def astype(a, dtype, copy=True):
-    """Function form of :meth:`GPUArray.astype`."""
+    """Function form of :meth:`GPUArray.astype` (numpy 2's ``numpy.astype``).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array to cast.
+    dtype : dtype-like
+        The target dtype, any gpuarr supports; the values convert as
+        numpy's unsafe cast does (float to int truncates, ...).
+    copy : bool, optional
+        True (default): always a new array.  False: ``a`` itself when it
+        already has ``dtype``, else a new array.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a``'s shape and ``dtype``; F order for an F- but not
+        C-contiguous ``a``, else C order.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is unsupported (object, strings, datetimes, ...).
+    """
     return a.astype(dtype, copy=copy)
 
 
 def reshape(a, shape, order="C"):
-    """Function form of :meth:`GPUArray.reshape`."""
+    """Function form of :meth:`GPUArray.reshape` (numpy.reshape).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array to reshape.
+    shape : int or tuple of ints
+        The new shape, of ``a.size`` elements; one entry may be -1 (inferred).
+    order : {'C', 'F', 'A'}, optional
+        The index order elements are read and placed in (numpy's).
+
+    Returns
+    -------
+    GPUArray
+        A view when the strides allow it (numpy's no-copy rule), else a copy.
+
+    Raises
+    ------
+    ValueError
+        If the sizes do not match or more than one -1 is given.
+    """
     return a.reshape(shape, order=order)
 
 
 def ravel(a, order="C"):
-    """Function form of :meth:`GPUArray.ravel`."""
+    """Function form of :meth:`GPUArray.ravel` (numpy.ravel).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array to flatten.
+    order : {'C', 'F', 'A', 'K'}, optional
+        The index order (numpy's); ``'K'`` reads F order for an F- but not
+        C-contiguous ``a``, C order otherwise.
+
+    Returns
+    -------
+    GPUArray
+        1-D of ``a.size`` elements: a view when possible, else a copy.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``order``.
+    """
     return a.ravel(order=order)
 
 
 def transpose(a, axes=None):
-    """Function form of :meth:`GPUArray.transpose`."""
+    """Function form of :meth:`GPUArray.transpose` (numpy.transpose; a view).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array whose axes are permuted.
+    axes : tuple or list of ints, optional
+        A permutation of ``range(a.ndim)`` (negative axes count from the
+        end); default the axes reversed.
+
+    Returns
+    -------
+    GPUArray
+        A view of ``a`` with axis ``i`` of the result being axis
+        ``axes[i]`` of ``a``.
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` is not a permutation of the axes.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
     return a.transpose() if axes is None else a.transpose(axes)
 
 
 def swapaxes(a, axis1, axis2):
-    """Function form of :meth:`GPUArray.swapaxes`."""
+    """Function form of :meth:`GPUArray.swapaxes` (numpy.swapaxes; a view).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array.
+    axis1, axis2 : int
+        The axes interchanged (negative ones count from the end).
+
+    Returns
+    -------
+    GPUArray
+        A view of ``a`` with the two axes interchanged.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
     return a.swapaxes(axis1, axis2)
 
 
 def squeeze(a, axis=None):
-    """Function form of :meth:`GPUArray.squeeze`."""
+    """Function form of :meth:`GPUArray.squeeze` (numpy.squeeze; a view).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array.
+    axis : None, int or tuple of ints, optional
+        The length-1 axes removed; None (default) removes every length-1
+        axis.
+
+    Returns
+    -------
+    GPUArray
+        A view of ``a`` without those axes.
+
+    Raises
+    ------
+    ValueError
+        If a selected axis does not have length 1, or is repeated.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
     return a.squeeze(axis)
 
 
 def expand_dims(a, axis):
     """Insert length-1 axes at ``axis`` (numpy.expand_dims; a view).
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array.
+    axis : int or tuple of ints
+        Positions of the new axes in the result (negative ones count from
+        the result's end).
+
+    Returns
+    -------
+    GPUArray
+        A view of ``a`` with ``a.ndim + len(axis)`` axes.
 
     Raises
     ------
@@ -71,6 +207,22 @@ def expand_dims(a, axis):
 
 def broadcast_to(a, shape):
     """A read-only-in-spirit view of ``a`` broadcast to ``shape`` (numpy's).
+
+    Unlike numpy's, the view is writable; writing to it writes the shared
+    elements (stride 0) several times.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The array; anything else goes through :func:`gpuarr.asarray`.
+    shape : int or tuple of ints
+        The target shape, into which ``a.shape`` broadcasts by numpy's rules.
+
+    Returns
+    -------
+    GPUArray
+        A view of ``shape`` (stride 0 along the broadcast axes), ``a``'s
+        dtype.
 
     Raises
     ------

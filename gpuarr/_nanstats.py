@@ -62,20 +62,42 @@ def _counts(a, axis, keepdims):
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *,
             where=_NoValue):
-    """Mean of the non-NaN elements (numpy.nanmean): ``nansum / count``;
+    """Mean of the non-NaN elements (numpy.nanmean): ``nansum / count``.
+
     NaN for an all-NaN slice (numpy warns there; gpuarr does not read the
     result back to know).
 
     Parameters
     ----------
-    a : GPUArray
-    axis, dtype, out, keepdims
-        As :func:`gpuarr.mean`.
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (default) every axis.
+    dtype : dtype-like, optional
+        Accumulator and result dtype, as :func:`gpuarr.mean`'s.
+    out : GPUArray, optional
+        Receives the result (the result's shape, cast to its dtype) and is
+        returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    where : bool GPUArray or array_like, optional
+        The elements taking part (numpy's ``where=``), broadcast to ``a``'s
+        shape; NaN elements among them are still left out.
 
     Returns
     -------
     GPUArray
-        numpy.mean's dtype (float64 for integers, ``a``'s for floats).
+        numpy.mean's dtype (float64 for integers, ``a``'s for floats); 0-d
+        for a full reduction.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis or an ``out`` of the wrong shape.
     """
     a = _array(a)
     if _masked(where):
@@ -92,14 +114,50 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *,
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
            where=_NoValue, mean=_NoValue, correction=_NoValue):
-    """Variance of the non-NaN elements (numpy.nanvar):
+    """Variance of the non-NaN elements (numpy.nanvar).
+
     ``sum(|x - nanmean|**2) / (count - ddof)`` over non-NaN ``x``; NaN
-    where ``count - ddof <= 0``.
+    where ``count - ddof <= 0`` (without numpy's warning).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (default) every axis.
+    dtype : dtype-like, optional
+        The dtype of the mean and deviations (as :func:`gpuarr.var`'s).
+    out : GPUArray, optional
+        Receives the result (the result's shape, cast to its dtype) and is
+        returned.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``count - ddof`` (default 0).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    where : bool GPUArray or array_like, optional
+        The elements taking part (numpy's ``where=``), broadcast to ``a``'s
+        shape; NaN elements among them are still left out.
+    mean : optional
+        The precomputed mean of numpy 2: not supported.
+    correction : int, optional
+        The Array API's name of ``ddof``; when given it replaces ``ddof``.
 
     Returns
     -------
     GPUArray
-        Real: float64 for integers, the real dtype of complex input.
+        Real: float64 for integers, the real dtype of complex input, else
+        ``a``'s dtype; 0-d for a full reduction.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``mean=``.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis or an ``out`` of the wrong shape.
     """
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
@@ -135,8 +193,49 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
            where=_NoValue, mean=_NoValue, correction=_NoValue):
-    """Standard deviation of the non-NaN elements (numpy.nanstd): the
-    square root of :func:`nanvar`."""
+    """Standard deviation of the non-NaN elements (numpy.nanstd).
+
+    The square root of :func:`nanvar`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (default) every axis.
+    dtype : dtype-like, optional
+        The dtype of the mean and deviations (as :func:`gpuarr.var`'s).
+    out : GPUArray, optional
+        Receives the result (the result's shape, cast to its dtype) and is
+        returned.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``count - ddof`` (default 0).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    where : bool GPUArray or array_like, optional
+        The elements taking part (numpy's ``where=``), broadcast to ``a``'s
+        shape; NaN elements among them are still left out.
+    mean : optional
+        The precomputed mean of numpy 2: not supported.
+    correction : int, optional
+        The Array API's name of ``ddof``; when given it replaces ``ddof``.
+
+    Returns
+    -------
+    GPUArray
+        Real, of :func:`nanvar`'s dtype; NaN where ``count - ddof <= 0``.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``mean=``.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis or an ``out`` of the wrong shape.
+    """
     v = nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
                where=where, mean=mean, correction=correction)
     return _finish(_ufunc.apply("sqrt", (v,)), out)
@@ -144,8 +243,43 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False,
             initial=_NoValue, where=_NoValue):
-    """Product treating NaN as one (numpy.nanprod); dtypes as
-    :func:`gpuarr.prod`."""
+    """Product treating NaN as one (numpy.nanprod); dtypes as gpuarr.prod's.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (default) every axis.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default as :func:`gpuarr.prod`
+        (int64 for narrower signed integers and bool, uint64 for narrower
+        unsigned ones, else ``a``'s dtype).
+    out : GPUArray, optional
+        Receives the result (the result's shape, cast to its dtype) and is
+        returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    initial : scalar, optional
+        The starting value (numpy's), multiplied into each product.
+    where : bool GPUArray or array_like, optional
+        The elements taking part (numpy's ``where=``).
+
+    Returns
+    -------
+    GPUArray
+        The products of the non-NaN elements (1 for an all-NaN slice); 0-d
+        for a full reduction.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis or an ``out`` of the wrong shape.
+    """
     a = _array(a)
     if _inexact(a):
         a = _ufunc.where(_isnan(a), np.ones((), a.dtype), a)
@@ -190,8 +324,32 @@ def nancumsum(a, axis=None, dtype=None, out=None):
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product treating NaN as one (numpy.nancumprod).
 
-    Parameters, result shape, dtypes and errors as :func:`nancumsum` (with
-    :func:`gpuarr.cumprod`'s default dtypes); an all-NaN prefix gives 1.
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : int, optional
+        The axis to accumulate along; None: the flattened array, in C order.
+    dtype : dtype-like, optional
+        The accumulator's and result's dtype (default as
+        :func:`gpuarr.cumprod`: int64 for bool and narrower signed integers,
+        uint64 for narrower unsigned ones, else ``a``'s dtype).
+    out : GPUArray, optional
+        Of the result's shape; the result is cast to its dtype (unsafely,
+        as numpy).
+
+    Returns
+    -------
+    GPUArray
+        ``a``'s shape, or ``(a.size,)`` for ``axis=None``; an all-NaN
+        prefix gives 1.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError
+        As :func:`gpuarr.cumprod` (an axis out of range, a wrong ``out``).
     """
     a = _array(a)
     if _inexact(a):
@@ -211,8 +369,28 @@ def _nanarg(a, axis, out, keepdims, fill, plain):
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
-    """Index of the largest non-NaN element (numpy.nanargmax): NaN counts
-    as ``-inf``, as numpy's.
+    """Index of the largest non-NaN element (numpy.nanargmax).
+
+    NaN counts as ``-inf``, as numpy's.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : int, optional
+        The axis searched; None (default) searches the flattened array
+        (C order).
+    out : GPUArray of int64, optional
+        Receives the indices.
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for ``axis=None``) with length 1.
+
+    Returns
+    -------
+    GPUArray of int64
+        The indices; 0-d when ``axis`` is None; ``out`` when given.
 
     Raises
     ------
@@ -224,6 +402,33 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
-    """Index of the smallest non-NaN element (numpy.nanargmin): NaN counts
-    as ``+inf``; see :func:`nanargmax`."""
+    """Index of the smallest non-NaN element (numpy.nanargmin).
+
+    NaN counts as ``+inf``; see :func:`nanargmax`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray`.  Integer and bool arrays hold no NaN and
+        take the plain reduction.
+    axis : int, optional
+        The axis searched; None (default) searches the flattened array
+        (C order).
+    out : GPUArray of int64, optional
+        Receives the indices.
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for ``axis=None``) with length 1.
+
+    Returns
+    -------
+    GPUArray of int64
+        The indices; 0-d when ``axis`` is None; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        "All-NaN slice encountered" (one bool read back), and the errors
+        of :func:`gpuarr.argmin`.
+    """
     return _nanarg(a, axis, out, keepdims, np.inf, _rs.argmin)

@@ -220,10 +220,37 @@ def any(a, stream=None, allocator=None, *, axis=None, out=None,  # noqa: A001
         keepdims=False):
     """Whether any element is non-zero (PyCUDA's ``gpuarray.any``).
 
+    PyCUDA's argument order; :func:`gpuarr.any` is numpy's signature.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand, any dtype (tested for non-zero; complex: either part);
+        host data is copied to the device first.
+    stream : gpuarr.driver.Stream, optional
+        The stream the reduction is enqueued on (PyCUDA's); default the
+        legacy default stream.
+    allocator : callable, optional
+        ``allocator(nbytes)`` for the result (PyCUDA's); default the
+        current context's pool.
+    axis : None, int or tuple of ints, optional
+        numpy's (keyword-only): the axes reduced; None every axis.
+    out : GPUArray, optional
+        numpy's (keyword-only): receives the result, converted to its dtype.
+    keepdims : bool, optional
+        numpy's (keyword-only): keep the reduced axes with length 1.
+
     Returns
     -------
     GPUArray
-        0-d bool for a full reduction (empty: False, numpy's answer).
+        bool; 0-d for a full reduction (empty: False, numpy's answer);
+        ``out`` when given.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As :func:`gpuarr.reductions.any`: an axis out of range or repeated,
+        a non-integer axis, an ``out`` of the wrong shape.
     """
     return _logical("any", "logical_or", a, stream, allocator, axis, out,
                     keepdims)
@@ -233,10 +260,37 @@ def all(a, stream=None, allocator=None, *, axis=None, out=None,  # noqa: A001
         keepdims=False):
     """Whether every element is non-zero (PyCUDA's ``gpuarray.all``).
 
+    PyCUDA's argument order; :func:`gpuarr.all` is numpy's signature.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand, any dtype (tested for non-zero; complex: either part);
+        host data is copied to the device first.
+    stream : gpuarr.driver.Stream, optional
+        The stream the reduction is enqueued on (PyCUDA's); default the
+        legacy default stream.
+    allocator : callable, optional
+        ``allocator(nbytes)`` for the result (PyCUDA's); default the
+        current context's pool.
+    axis : None, int or tuple of ints, optional
+        numpy's (keyword-only): the axes reduced; None every axis.
+    out : GPUArray, optional
+        numpy's (keyword-only): receives the result, converted to its dtype.
+    keepdims : bool, optional
+        numpy's (keyword-only): keep the reduced axes with length 1.
+
     Returns
     -------
     GPUArray
-        0-d bool for a full reduction (empty: True, numpy's answer).
+        bool; 0-d for a full reduction (empty: True, numpy's answer);
+        ``out`` when given.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As :func:`gpuarr.reductions.all`: an axis out of range or repeated,
+        a non-integer axis, an ``out`` of the wrong shape.
     """
     return _logical("all", "logical_and", a, stream, allocator, axis, out,
                     keepdims)

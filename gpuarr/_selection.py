@@ -86,21 +86,50 @@ def nonzero(a):
 
 
 def flatnonzero(a):
-    """The indices of the nonzero elements of ``a.ravel()``
-    (``numpy.flatnonzero``): a 1-d int64 GPUArray."""
+    """Indices of the nonzero elements of ``a.ravel()`` (numpy.flatnonzero).
+
+    Parameters
+    ----------
+    a : GPUArray
+        Any dtype (complex: nonzero when either part is), shape and strides
+        (or an object with ``__cuda_array_interface__``).
+
+    Returns
+    -------
+    GPUArray
+        1-d int64, the flat C-order indices of the nonzero elements,
+        ascending.  Their number is read back after a counting pass.
+
+    Raises
+    ------
+    TypeError
+        For an ``a`` that is no device array (host data: copy it with
+        :func:`gpuarr.to_gpu`; numpy would accept it).
+    """
     a = _array(a)
     return nonzero(a.reshape(-1) if a._c else a.ravel())[0]
 
 
 def argwhere(a):
-    """The coordinates of the nonzero elements, one row each
-    (``numpy.argwhere``).
+    """Coordinates of the nonzero elements, one row each (numpy.argwhere).
+
+    Parameters
+    ----------
+    a : GPUArray
+        Any dtype (complex: nonzero when either part is) and shape (or an
+        object with ``__cuda_array_interface__``).
 
     Returns
     -------
     GPUArray
-        int64, of shape ``(N, a.ndim)``; for a 0-d ``a``, ``(1, 0)`` or
-        ``(0, 0)`` as numpy gives.
+        int64, of shape ``(N, a.ndim)``, rows in C order; for a 0-d ``a``,
+        ``(1, 0)`` or ``(0, 0)`` as numpy gives.
+
+    Raises
+    ------
+    TypeError
+        For an ``a`` that is no device array (copy host data with
+        :func:`gpuarr.to_gpu`).
     """
     a = _array(a)
     if a.ndim == 0:
@@ -365,25 +394,40 @@ def put_along_axis(arr, indices, values, axis):
 
 
 def compress(condition, a, axis=None, out=None):
-    """Slices of ``a`` along ``axis`` where ``condition`` is true
-    (``numpy.compress``: ``take(a, nonzero(condition)[0], axis)``).
+    """Slices of ``a`` along ``axis`` where ``condition`` is true.
+
+    ``numpy.compress``: ``take(a, nonzero(condition)[0], axis)``.
 
     Parameters
     ----------
     condition : GPUArray or array_like, 1-d
-        Truth values; shorter than the axis selects among its first
-        elements only.
+        Truth values (host values are converted to bool); shorter than the
+        axis selects among its first elements only.
     a : GPUArray
+        The array selected from, any dtype.
     axis : int, optional
-        None: ``a`` flattened.
+        The axis along which slices are taken; None: ``a`` flattened (C
+        order).
     out : GPUArray, optional
+        Of the result's shape; the result is cast into it and it is
+        returned.
+
+    Returns
+    -------
+    GPUArray
+        ``a``'s dtype; along ``axis`` as many slices as ``condition`` has
+        true values (1-d for ``axis=None``).
 
     Raises
     ------
     ValueError
-        For a ``condition`` that is not 1-d.
+        For a ``condition`` that is not 1-d, or an ``out`` of the wrong
+        shape.
     IndexError
         When ``condition`` is longer than the axis and true past its end.
+    TypeError
+        For an ``a`` that is no device array, or an ``out`` that is no
+        GPUArray.
     """
     a = _array(a)
     cond = condition if isinstance(condition, GPUArray) else (
@@ -456,23 +500,36 @@ def place(arr, mask, vals):
 
 
 def choose(a, choices, out=None, mode="raise"):
-    """``choices[a[i]][i]`` for every ``i`` (``numpy.choose``), all
-    broadcast together.
+    """``choices[a[i]][i]`` for every ``i``, all broadcast (numpy.choose).
 
     Parameters
     ----------
     a : GPUArray or array_like of integers
+        The index of the choice for each element, in ``range(len(choices))``
+        (or mapped into it by ``mode``).
     choices : sequence of GPUArray or array_like
-        Their dtypes promote as numpy's.
+        The arrays chosen from; their dtypes promote as numpy's.
     out : GPUArray, optional
+        Of the broadcast shape; the result is cast into it and it is
+        returned.
     mode : {"raise", "wrap", "clip"}
+        numpy's: an index out of range raises, wraps around, or is clipped.
+
+    Returns
+    -------
+    GPUArray
+        Of the broadcast shape of ``a`` and the choices, dtype the
+        promotion of the choices' dtypes.
 
     Raises
     ------
     ValueError
         For an index out of ``range(len(choices))`` with ``mode="raise"``
         ("invalid entry in choice array", numpy's), shapes that do not
-        broadcast, or an unknown mode.
+        broadcast, an unknown mode, no choices, or an ``out`` of the wrong
+        shape.
+    TypeError
+        For non-integer indices, or an ``out`` that is no GPUArray.
     """
     _check_mode(mode)
     if not len(choices):

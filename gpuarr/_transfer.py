@@ -188,13 +188,34 @@ def settle_temporaries(stream, made):
 # assignment and fill
 
 def fill(a, value, stream=None):
-    """Set every element of ``a`` to ``value`` (cast like numpy assignment;
-    an array value is broadcast, as ``a[...] = value``).
+    """Set every element of ``a`` to ``value`` (PyCUDA's ``fill``).
+
+    Cast like numpy assignment; an array value is broadcast, as
+    ``a[...] = value``.
+
+    Parameters
+    ----------
+    a : GPUArray
+        The array filled, any shape and strides.
+    value : scalar, GPUArray or numpy.ndarray
+        A scalar converted to ``a.dtype`` (a Python int out of range raises
+        OverflowError, as numpy's); an array broadcast to ``a.shape`` and
+        cast unsafely.  Without a stream, a contiguous ``a`` of items up to
+        4 bytes (or a zero value) is set with one ``memset``.
+    stream : gpuarr.driver.Stream, optional
+        The stream the work is enqueued on; default the legacy default
+        stream.
 
     Returns
     -------
     GPUArray
         ``a`` (PyCUDA's ``fill`` returns it).
+
+    Raises
+    ------
+    OverflowError, ValueError
+        For a scalar the dtype cannot hold (numpy's conversion), or an array
+        value that does not broadcast to ``a.shape``.
     """
     if a.size:
         _fill(a, value, stream)

@@ -53,7 +53,15 @@ class UFuncTypeError(_UFuncOutputCastingError or _NpUFuncTypeError):
 
     A subclass of the class numpy raises in the same case (its private
     ``_UFuncOutputCastingError``, a ``UFuncTypeError``) where numpy has it,
-    and of :class:`TypeError` always.
+    and of :class:`TypeError` always, so ``except TypeError`` and numpy's
+    own class both catch it.
+
+    Parameters
+    ----------
+    msg : str
+        The message, numpy's wording (``Cannot cast ufunc 'add' output from
+        dtype('float64') to dtype('int32') with casting rule 'same_kind'``);
+        ``str()`` of the exception is this message.
     """
 
     def __init__(self, msg):
@@ -679,23 +687,45 @@ maximum = ufunc("maximum", 2, "Element-wise maximum, NaN-propagating "
 
 
 def where(condition, x=None, y=None, out=None, stream=None):
-    """``x`` where ``condition`` is true, else ``y`` (numpy.where;
-    PyCUDA's ``gpuarray.where(criterion, then_, else_, out, stream)``).
+    """``x`` where ``condition`` is true, else ``y`` (numpy.where).
 
-    The result dtype is the promotion of ``x`` and ``y``; ``condition`` is
-    tested for non-zero.  All three broadcast together (PyCUDA needs one
-    shape and one dtype; numpy's rules are a superset).
+    PyCUDA's ``gpuarray.where(criterion, then_, else_, out, stream)`` is
+    the same function with numpy's argument names.  The result dtype is
+    the promotion of ``x`` and ``y``; ``condition`` is tested for non-zero.
+    All three broadcast together (PyCUDA needs one shape and one dtype;
+    numpy's rules are a superset).
+
+    Parameters
+    ----------
+    condition : GPUArray, scalar or array_like
+        Any dtype, tested for non-zero (complex: either part).
+    x, y : GPUArray, scalar or array_like
+        The values taken where ``condition`` is true and false; Python
+        scalars are weak in the promotion (numpy 2's rule).  Both or
+        neither: with neither, the result is :func:`gpuarr.nonzero` of
+        ``condition``.
+    out : GPUArray, optional
+        Receives the result: of the broadcast shape; the result dtype must
+        cast to its dtype under ``same_kind``.
+    stream : gpuarr.driver.Stream, optional
+        The stream the kernel is launched on (PyCUDA's); default the legacy
+        default stream.
 
     Returns
     -------
-    GPUArray
-        ``out`` if given, else a new array of the broadcast shape.
+    GPUArray or tuple of GPUArray
+        ``out`` if given, else a new array of the broadcast shape and the
+        promoted dtype; with neither ``x`` nor ``y``, the tuple of int64
+        index arrays of :func:`gpuarr.nonzero`.
 
     Raises
     ------
     ValueError
         If only one of ``x`` and ``y`` is given, or the shapes do not
         broadcast.
+    TypeError
+        For an ``out`` the result cannot be cast to
+        (:class:`UFuncTypeError`).
     """
     if x is None and y is None:
         return _selection.nonzero(condition)
@@ -705,14 +735,38 @@ def where(condition, x=None, y=None, out=None, stream=None):
 
 
 def if_positive(criterion, then_, else_, out=None, stream=None):
-    """``then_`` where ``criterion > 0``, else ``else_`` (PyCUDA's
-    ``gpuarray.if_positive``), with numpy's broadcasting and promotion of
-    ``then_`` and ``else_`` (PyCUDA needs one shape and one dtype).
+    """``then_`` where ``criterion > 0``, else ``else_`` (PyCUDA's).
+
+    PyCUDA's ``gpuarray.if_positive``, with numpy's broadcasting and
+    promotion of ``then_`` and ``else_`` (PyCUDA needs one shape and one
+    dtype).
+
+    Parameters
+    ----------
+    criterion : GPUArray, scalar or array_like
+        Real values (bool, integers, floats) compared with 0; NaN is not
+        positive.
+    then_, else_ : GPUArray, scalar or array_like
+        The values taken where ``criterion`` is positive and where it is
+        not; their dtypes promote as numpy's.
+    out : GPUArray, optional
+        Receives the result: of the broadcast shape; the result dtype must
+        cast to its dtype under ``same_kind``.
+    stream : gpuarr.driver.Stream, optional
+        The stream the kernel is launched on (PyCUDA's); default the legacy
+        default stream.
+
+    Returns
+    -------
+    GPUArray
+        ``out`` if given, else a new array of the broadcast shape and the
+        promotion of ``then_`` and ``else_``.
 
     Raises
     ------
     TypeError
-        For a complex ``criterion``.
+        For a complex ``criterion``, or an ``out`` the result cannot be cast
+        to.
     ValueError
         If the shapes do not broadcast together.
     """

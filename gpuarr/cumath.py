@@ -103,12 +103,36 @@ def clip(a, a_min, a_max, out=None, stream=None):
 
     Either bound may be None (then only the other applies); both None gives
     a copy, as numpy 2.1+. For integer arrays, a Python int bound outside the
-    dtype's range is dropped, as numpy 2 does.
+    dtype's range is dropped, as numpy 2 does.  The signature is numpy's
+    positional one plus PyCUDA's ``stream``; numpy 2.1's ``min``/``max``
+    keywords are not taken.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The values; bool, integer, float or complex (complex in numpy's
+        lexicographic order); NaN propagates, as numpy's.
+    a_min, a_max : scalar, GPUArray, array_like or None
+        The lower and upper bounds, broadcast against ``a``; Python scalars
+        are weak in the promotion (NEP 50).
+    out : GPUArray, optional
+        Receives the result; the result dtype must cast to its dtype under
+        ``same_kind``.
+    stream : gpuarr.driver.Stream, optional
+        The stream the kernel runs on; default the legacy default stream.
+
+    Returns
+    -------
+    GPUArray
+        Of the broadcast shape and numpy's promoted dtype of ``a`` and the
+        bounds; ``out`` when given.
 
     Raises
     ------
     TypeError, OverflowError, ValueError
-        As the underlying ``minimum``/``maximum`` resolution.
+        As the underlying ``minimum``/``maximum`` resolution (an ``out`` the
+        result cannot be cast to raises :class:`gpuarr.UFuncTypeError`;
+        shapes that do not broadcast raise ValueError).
     """
     dt = getattr(a, "dtype", None)
     if dt is not None and dt.kind in "iu":

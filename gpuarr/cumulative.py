@@ -251,13 +251,45 @@ def cumsum(a, axis=None, dtype=None, out=None, *, stream=None):
 def cumprod(a, axis=None, dtype=None, out=None, *, stream=None):
     """Cumulative product of the elements along an axis (``numpy.cumprod``).
 
-    Parameters, return value and exceptions are those of :func:`cumsum`;
-    bool and narrow integers multiply in int64/uint64 as in numpy.
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Input (host data is copied to the device first).
+    axis : int, optional
+        Axis along which to multiply; None (default): the flattened array,
+        in C order.
+    dtype : dtype-like, optional
+        The dtype to accumulate in and of the result.  Default: ``a``'s
+        dtype, except that bool and integers narrower than 64 bits
+        accumulate in int64 (unsigned ones in uint64), as numpy's.
+    out : GPUArray, optional
+        Where to put the result: the shape of the result (``(a.size,)`` for
+        ``axis=None``); any strides; its dtype is cast to (unsafely, like
+        numpy).
+    stream : gpuarr.driver.Stream, optional
+        Stream to run on (gpuarr's keyword; numpy has none).
+
+    Returns
+    -------
+    GPUArray
+        ``out`` when given, else a new C-contiguous array of ``a``'s shape
+        (``(a.size,)`` for ``axis=None``).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    TypeError
+        For a non-integer axis, an unsupported dtype, or an ``out`` that is
+        not a GPUArray.
+    ValueError
+        For an ``out`` of the wrong shape.
 
     Notes
     -----
     Products are formed in parallel; floating-point results differ from
     numpy's sequential ones by rounding (a relative error bounded by about
     ``n * eps``).  float16 multiplies in float32 and rounds at each store.
+    Integer products wrap around on overflow, as numpy's.
     """
     return _accumulate("multiply", a, axis, dtype, out, stream)

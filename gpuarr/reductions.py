@@ -214,9 +214,21 @@ def result_dtype(name, dt, dtype=None, array_result=True):
 
 
 def mean_dtype(dt, dtype=None):
-    """The dtype numpy's ``mean`` (and ``var``'s mean) sums in: ``dtype``
-    when given, float64 for bool and integers, float32 for float16, else
-    ``dt`` itself."""
+    """The dtype numpy's ``mean`` (and ``var``'s mean) accumulates in.
+
+    Parameters
+    ----------
+    dt : numpy.dtype
+        The operand's dtype.
+    dtype : dtype-like, optional
+        The ``dtype=`` argument of the reduction.
+
+    Returns
+    -------
+    numpy.dtype
+        ``dtype`` when given; float64 for bool and integers; float32 for
+        float16; otherwise ``dt`` itself.
+    """
     if dtype is not None:
         return np.dtype(dtype)
     if dt.kind in "biu":
@@ -340,27 +352,51 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
 
     Parameters
     ----------
-    a : GPUArray
-    axis : None, int or tuple of ints
-        Axes summed over; None sums everything.
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
     dtype : dtype-like, optional
         Accumulator and result dtype.  Default numpy's: the platform
         integer (int64) for smaller signed integers and bool, uint64 for
         smaller unsigned ones, otherwise ``a.dtype``.
     out : GPUArray, optional
-        Output of the result's shape (``keepdims`` included); the result is
-        converted to its dtype.
-    keepdims : bool
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), added to each sum (cast to the result
+        dtype); also the value of an empty sum.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
 
     Returns
     -------
     GPUArray
-        0-d for a full reduction.  float16 is accumulated in float32.
+        Of the result dtype above; 0-d for a full reduction (``float(x)`` or
+        ``x.get()`` reads it, PyCUDA's convention; numpy gives a scalar).
+        float16 is accumulated in float32 and rounded once; integers are
+        accumulated in 64 bits and wrap to the result dtype.  ``out`` when
+        given.
 
     Raises
     ------
-    numpy.exceptions.AxisError, ValueError, TypeError
-        As numpy: axis out of range, duplicate axes, a wrong ``out`` shape.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+        Also for ``where=``/``initial=`` inside a function
+        :func:`gpuarr.fuse` traces.
     """
     if (axis is None and out is None and dtype is None and not keepdims
             and initial is _NoValue and where is _NoValue
@@ -386,7 +422,48 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
            initial=_NoValue, where=_NoValue):
-    """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`."""
+    """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default as :func:`sum`.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), added to each sum.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+
+    Returns
+    -------
+    GPUArray
+        The sums of the non-NaN elements (0 for an all-NaN slice), 0-d for
+        a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+    """
     r = _special("nansum", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
         return r
@@ -400,6 +477,47 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
     """Product of array elements (``numpy.prod``); dtypes as :func:`sum`.
 
     Integer products wrap around modulo ``2**bits`` like numpy's.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default as :func:`sum` (int64 for
+        smaller signed integers and bool, uint64 for smaller unsigned ones).
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), multiplied into each product; also the
+        value of an empty product (default 1).
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+
+    Returns
+    -------
+    GPUArray
+        0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
     """
     r = _special("prod", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
@@ -412,10 +530,27 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of non-zero elements (``numpy.count_nonzero``).
 
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+
     Returns
     -------
     GPUArray of int64
         0-d when ``axis`` is None (numpy returns a Python int there).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError, ValueError, TypeError
+        As numpy: axis out of range, repeated, or not an integer.
     """
     return _reduce("count_nonzero", np.count_nonzero, "add", a, axis, None,
                    keepdims, _I8, _I8, {"axis": axis, "keepdims": keepdims})
@@ -429,6 +564,44 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     and the result rounded to float16 (numpy's rule).  The sum is divided by
     the count in double precision and rounded once.  An empty reduction
     gives NaN with numpy's RuntimeWarning.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    dtype : dtype-like, optional
+        Accumulator and result dtype; default float64 for bool and
+        integers, ``a.dtype`` for inexact dtypes.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+
+    Returns
+    -------
+    GPUArray
+        Of the dtype above, 0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
     """
     r = _special("mean", a, axis, dtype, out, keepdims, _NoValue, where)
     if r is not None:
@@ -472,6 +645,56 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     Two passes (the mean, then the squared deviations), as numpy computes
     it.  The result is real (float64 for integers, the real dtype for
     complex).  ``n - ddof <= 0`` gives inf or NaN like numpy.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    dtype : dtype-like, optional
+        The dtype the mean and deviations are computed in; default float64
+        for bool and integers, ``a.dtype`` otherwise.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``n - ddof`` (default 0).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        The mean of the selected elements, then their squared deviations
+        over ``count - ddof``.
+    mean : optional
+        The precomputed mean of numpy 2: not supported.
+    correction : int, optional
+        The Array API's name of ``ddof``; when given it replaces ``ddof``.
+
+    Returns
+    -------
+    GPUArray
+        Real: float64 for bool and integers, float32 for complex64, float64
+        for complex128, else ``a.dtype`` (numpy's); 0-d for a full
+        reduction; ``out`` when given.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``mean=`` (numpy 2's precomputed mean).
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
     """
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
@@ -485,7 +708,60 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         where=_NoValue, mean=_NoValue, correction=_NoValue):
-    """Standard deviation (``numpy.std``): the square root of :func:`var`."""
+    """Standard deviation (``numpy.std``): the square root of :func:`var`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    dtype : dtype-like, optional
+        The dtype the mean and deviations are computed in; default float64
+        for bool and integers, ``a.dtype`` otherwise.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    ddof : int, optional
+        Delta degrees of freedom: the divisor is ``n - ddof`` (default 0).
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        The mean of the selected elements, then their squared deviations
+        over ``count - ddof``.
+    mean : optional
+        The precomputed mean of numpy 2: not supported.
+    correction : int, optional
+        The Array API's name of ``ddof``; when given it replaces ``ddof``.
+
+    Returns
+    -------
+    GPUArray
+        Real, of :func:`var`'s dtype; 0-d for a full reduction; ``out`` when
+        given.
+
+    Raises
+    ------
+    NotImplementedError
+        For ``mean=`` (numpy 2's precomputed mean).
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+        Also for an integer ``dtype=`` with a reduction that leaves an
+        array (numpy takes the square root in place and refuses the cast);
+        a full ``std`` accepts it.
+    """
     if mean is not _NoValue:
         raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
@@ -502,13 +778,53 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
-    """Maximum (``numpy.max``); NaN propagates (the result is NaN if any is).
+    """Maximum (``numpy.max``, also ``amax``); NaN propagates.
+
+    The result is NaN if any element is.  Complex values are ordered as in
+    numpy (lexicographically: real parts, then imaginary parts).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), taken into each extremum; also the
+        value of an empty reduction, which it then allows.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        As in numpy, it needs ``initial``.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a.dtype``; 0-d for a full reduction; ``out`` when given.
 
     Raises
     ------
     ValueError
-        For a reduction over an empty axis (``zero-size array to reduction
-        operation maximum which has no identity``), as numpy.
+        For a reduction over an empty axis without ``initial``
+        (``zero-size array to reduction operation maximum which has no
+        identity``), or ``where=`` without ``initial``, as numpy.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
     """
     r = _special("max", a, axis, None, out, keepdims, initial, where)
     if r is not None:
@@ -519,7 +835,52 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
-    """Minimum (``numpy.min``); NaN propagates.  See :func:`max`."""
+    """Minimum (``numpy.min``, also ``amin``); NaN propagates.
+
+    See :func:`max`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), taken into each extremum; also the
+        value of an empty reduction, which it then allows.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        As in numpy, it needs ``initial``.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a.dtype``; 0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        For a reduction over an empty axis without ``initial``, or
+        ``where=`` without ``initial``, as numpy.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+    """
     r = _special("min", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
@@ -537,6 +898,47 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 
     An all-NaN slice gives NaN (numpy also warns; gpuarr does not, the
     answer is on the device).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), taken into each extremum; also the
+        value of an empty reduction, which it then allows.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        As in numpy, it needs ``initial``.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a.dtype``; 0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        For a reduction over an empty axis without ``initial``, as numpy.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
     """
     r = _special("nanmax", a, axis, None, out, keepdims, initial, where)
     if r is not None:
@@ -547,7 +949,49 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
-    """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`."""
+    """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    initial : scalar, optional
+        The starting value (numpy's), taken into each extremum; also the
+        value of an empty reduction, which it then allows.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        As in numpy, it needs ``initial``.
+
+    Returns
+    -------
+    GPUArray
+        Of ``a.dtype``; 0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        For a reduction over an empty axis without ``initial``, as numpy.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+    """
     r = _special("nanmin", a, axis, None, out, keepdims, initial, where)
     if r is not None:
         return r
@@ -556,8 +1000,43 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    """Range of values, ``max - min`` (``numpy.ptp``), in ``a``'s dtype
-    (unsigned results wrap like numpy's)."""
+    """Range of values, ``max - min`` (``numpy.ptp``).
+
+    Computed as :func:`max`, :func:`min` and a subtraction (three
+    launches); NaN propagates; complex values are ordered as numpy orders
+    them.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+
+    Returns
+    -------
+    GPUArray
+        In ``a``'s dtype (unsigned and integer results wrap like numpy's);
+        0-d for a full reduction; ``out`` when given.
+
+    Raises
+    ------
+    TypeError
+        For a bool ``a`` (numpy's boolean subtract error).
+    ValueError
+        For a reduction over an empty axis (numpy's), or a wrong ``out``.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
     a = as_array(a)
     if a.size == 0:
         return _numpy_empty(np.ptp, a, {"axis": axis, "keepdims": keepdims},
@@ -599,19 +1078,75 @@ def _arg(op, fn, a, axis, out, keepdims):
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
-    """Index of the first maximum (``numpy.argmax``); NaN counts as the
-    maximum (the first NaN's index).  With ``axis=None`` the index is into
-    the flattened (C order) array, whatever the strides.
+    """Index of the first maximum (``numpy.argmax``).
+
+    NaN counts as the maximum (the first NaN's index).  With ``axis=None``
+    the index is into the flattened (C order) array, whatever the strides.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : int, optional
+        The axis searched; None (the default) searches the flattened array.
+    out : GPUArray of int64, optional
+        Receives the indices (the result's shape, ``keepdims`` included).
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for ``axis=None``) with length 1.
 
     Returns
     -------
     GPUArray of int64
+        0-d when ``axis`` is None; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        For an empty ``a`` or axis (numpy's ``attempt to get argmax of an
+        empty sequence``), or an ``out`` of the wrong shape.
+    TypeError
+        For an ``out`` whose dtype is not int64 (numpy's safe-casting
+        message).
+    numpy.exceptions.AxisError
+        For an axis out of range.
     """
     return _arg("argmax", np.argmax, a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
-    """Index of the first minimum (``numpy.argmin``); see :func:`argmax`."""
+    """Index of the first minimum (``numpy.argmin``); see :func:`argmax`.
+
+    NaN counts as the minimum (the first NaN's index).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : int, optional
+        The axis searched; None (the default) searches the flattened array.
+    out : GPUArray of int64, optional
+        Receives the indices (the result's shape, ``keepdims`` included).
+    keepdims : bool, optional
+        Keep the reduced axis (every axis for ``axis=None``) with length 1.
+
+    Returns
+    -------
+    GPUArray of int64
+        0-d when ``axis`` is None; ``out`` when given.
+
+    Raises
+    ------
+    ValueError
+        For an empty ``a`` or axis (numpy's ``attempt to get argmin of an
+        empty sequence``), or an ``out`` of the wrong shape.
+    TypeError
+        For an ``out`` whose dtype is not int64 (numpy's safe-casting
+        message).
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
     return _arg("argmin", np.argmin, a, axis, out, keepdims)
 
 
@@ -620,7 +1155,47 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
-    """Whether any element is non-zero (``numpy.any``); bool result."""
+    """Whether any element is non-zero (``numpy.any``); bool result.
+
+    An empty reduction gives False.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        ``initial=`` is not taken (numpy's signature).
+
+    Returns
+    -------
+    GPUArray of bool
+        0-d for a full reduction; ``out`` when given (converted to its
+        dtype).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+    """
     r = _special("any", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:
         return r
@@ -629,7 +1204,47 @@ def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
-    """Whether every element is non-zero (``numpy.all``); bool result."""
+    """Whether every element is non-zero (``numpy.all``); bool result.
+
+    An empty reduction gives True.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        The operand; anything else than a GPUArray goes through
+        :func:`gpuarr.asarray` (a host copy).
+    axis : None, int or tuple of ints, optional
+        Axes reduced over; None (the default) reduces every axis.  Negative
+        axes count from the end.
+    out : GPUArray, optional
+        Receives the result: the result's shape (``keepdims`` included); the
+        values are converted to its dtype (numpy's unsafe casting of
+        reductions), and it is returned.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1, so the result broadcasts
+        against ``a``.
+    where : bool GPUArray or array_like, optional
+        The mask (numpy's): only the elements where it is True take part; it
+        broadcasts to ``a``'s shape.  One fused kernel of
+        ``where(mask, a, neutral)``.
+        ``initial=`` is not taken (numpy's signature).
+
+    Returns
+    -------
+    GPUArray of bool
+        0-d for a full reduction; ``out`` when given (converted to its
+        dtype).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    ValueError
+        For a repeated axis, or an ``out`` of the wrong shape (numpy's
+        messages).
+    TypeError
+        For a non-integer axis or an ``out`` that is no GPUArray.
+    """
     r = _special("all", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:
         return r
@@ -709,13 +1324,25 @@ def dot(a, b, out=None):
     Parameters
     ----------
     a, b : GPUArray or array_like
+        The operands, any dtypes numpy's ``dot`` takes; array-likes go
+        through :func:`gpuarr.asarray`.
     out : GPUArray, optional
-        numpy's rule: the exact shape and dtype of the result, C-contiguous.
+        Receives the result; numpy's rule: the exact shape and dtype of
+        the result, C-contiguous.
+
+    Returns
+    -------
+    GPUArray
+        Of numpy's result dtype (the promotion of the operands' dtypes) and
+        shape ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``; 0-d for two
+        vectors; ``out`` when given.
 
     Raises
     ------
     ValueError
         For misaligned shapes (numpy's message) or an unacceptable ``out``.
+    TypeError
+        For an ``out`` that is no GPUArray.
     """
     a = as_array(a)
     b = as_array(b)
@@ -744,7 +1371,19 @@ def inner(a, b):
 
     A vector (or 0-d) operand: one fused pass (see :func:`dot`); otherwise
     ``inner(a, b)[i0, ..., j0, ...] = sum(a[i0, ..., :] * b[j0, ..., :])``
-    through :func:`gpuarr.tensordot` (a matrix product).
+    through :func:`gpuarr.tensordot` (a matrix product).  0-d operands
+    multiply.
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+        The operands; their last axes must have the same length.
+
+    Returns
+    -------
+    GPUArray
+        Shape ``a.shape[:-1] + b.shape[:-1]``, numpy's result dtype (the
+        promotion of the operands' dtypes); 0-d for two vectors.
 
     Raises
     ------
@@ -767,8 +1406,28 @@ def inner(a, b):
 
 
 def vdot(a, b):
-    """``sum(conj(a) * b)`` over the flattened arrays (``numpy.vdot``);
-    one fused pass.  Result dtype numpy's; 0-d GPUArray."""
+    """``sum(conj(a) * b)`` over the flattened arrays (``numpy.vdot``).
+
+    One fused pass; ``a`` is conjugated when complex.  Operands of
+    different shapes but the same size are flattened (C order).
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+        Operands of the same number of elements, any dtypes numpy's
+        ``vdot`` takes.
+
+    Returns
+    -------
+    GPUArray
+        0-d, of numpy's result dtype (the promotion of the operands'
+        dtypes); 0 for empty operands.
+
+    Raises
+    ------
+    ValueError
+        When the sizes differ (numpy's reshape message).
+    """
     a = as_array(a)
     b = as_array(b)
     if a.size != b.size:
