@@ -252,7 +252,15 @@ class allow_tf32:
 
 
 def tf32_allowed():
-    """Whether float32 products may use TF32 now (see :class:`allow_tf32`)."""
+    """Whether float32 products may use TF32 now (see :class:`allow_tf32`).
+
+    Returns
+    -------
+    bool
+        The setting of the current thread or asyncio task (a context
+        variable): False unless :class:`allow_tf32` switched it on there.
+        When True, float32 GEMMs use ``CUBLAS_COMPUTE_32F_FAST_TF32``.
+    """
     return _tf32.get()
 
 

@@ -334,7 +334,23 @@ def _path(subscripts, ops, optimize):
 def outer(a, b, out=None):
     """Outer product of the flattened arrays (numpy.outer):
     ``out[i, j] = a.ravel()[i] * b.ravel()[j]``, shape ``(a.size, b.size)``,
-    numpy.multiply's result dtype; one broadcasting multiply."""
+    numpy.multiply's result dtype; one broadcasting multiply.
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+        Any shapes; flattened in C order.  Host operands are copied to
+        the device first.
+    out : GPUArray, optional
+        Written in place, with :func:`gpuarr.multiply`'s rules for
+        ``out`` (shape ``(a.size, b.size)``, a dtype the product casts to
+        under ``same_kind``).
+
+    Returns
+    -------
+    GPUArray, (a.size, b.size)
+        A new array, or ``out`` when it is given.
+    """
     a = _asarray(a)
     b = _asarray(b)
     x = a.reshape(-1, 1)
@@ -348,6 +364,18 @@ def kron(a, b):
     The shorter shape is padded with leading 1s; the result, of shape
     ``a.shape * b.shape`` element by element, is one broadcasting multiply
     of ``a`` and ``b`` with their axes interleaved (no matrix product).
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+        Any shapes (0-d included); host operands are copied to the device
+        first.
+
+    Returns
+    -------
+    GPUArray
+        Shape ``tuple(p * q for p, q in zip(a_shape, b_shape))`` with both
+        shapes padded to the same length; numpy.multiply's result dtype.
     """
     a = _asarray(a)
     b = _asarray(b)
@@ -393,11 +421,27 @@ def multi_dot(arrays, *, out=None):
     out : GPUArray, optional
         numpy.dot's rule for ``out``.
 
+    Returns
+    -------
+    GPUArray
+        2-D ``(first.shape[0], last.shape[-1])``; 1-D when the first or
+        the last array is 1-D, 0-d when both are; the matrix product's
+        result dtype.  ``out`` when it is given.
+
     Raises
     ------
     ValueError
-        For fewer than two arrays, or a middle array that is not 2-D
-        (numpy.linalg's LinAlgError for that case).
+        For fewer than two arrays.
+    numpy.linalg.LinAlgError
+        For an array (after the 1-D ends are made a row and a column) that
+        is not 2-D (a subclass of ValueError, as in numpy).
+
+    Notes
+    -----
+    The order is numpy's dynamic program on the matrix sizes (fewest
+    scalar multiplications); each product is :func:`gpuarr.matmul`
+    (cuBLAS for float and complex dtypes).  Two arrays go straight to
+    :func:`gpuarr.dot`.
     """
     arrays = [_asarray(x) for x in arrays]
     n = len(arrays)
@@ -449,6 +493,12 @@ def matrix_power(a, n):
     n : int
         0 gives identity matrices of ``a``'s dtype; negative powers invert
         first (:func:`gpuarr.linalg.inv`, cuSOLVER).
+
+    Returns
+    -------
+    GPUArray, (..., M, M)
+        A new array (never ``a`` itself), of ``a``'s dtype for ``n >= 0``
+        and of numpy.linalg's dtype (float64 for integers) for ``n < 0``.
 
     Raises
     ------

@@ -528,7 +528,29 @@ class XORWOWRandomNumberGenerator(_PseudoGenerator):
 class MRG32k3aRandomNumberGenerator(_PseudoGenerator):
     """cuRAND's MRG32k3a generator (PyCUDA's class); parameters and values
     as for :class:`XORWOWRandomNumberGenerator` (``curand_init(seed[k], k,
-    offset)``, subsequences of 2**76 draws)."""
+    offset)``, subsequences of 2**76 draws).
+
+    Parameters
+    ----------
+    seed_getter : callable, optional
+        ``seed_getter(state_count)`` -> a C-contiguous int32 (or uint32)
+        GPUArray of ``state_count`` seeds (:func:`seed_getter_uniform`,
+        :func:`seed_getter_unique`).  Default: independent seeds from
+        numpy's global random state in ``[0, 2**31 - 1)``, as PyCUDA.
+    offset : int, optional
+        Draws each state skips first, in ``[0, 2**64)``.
+
+    Raises
+    ------
+    TypeError
+        When the seeds are not ``state_count`` contiguous int32 values on
+        the GPU, or ``offset`` is not an integer (bool included).
+    ValueError
+        For an ``offset`` outside ``[0, 2**64)``.
+    gpuarr._curand.CurandNotFoundError
+        When cuRAND's headers are missing (``pip install nvidia-curand
+        nvidia-cuda-cccl``).
+    """
     _kind = "mrg32k3a"
 
     def call_skip_ahead_subsequence(self, i, stream=None):

@@ -212,10 +212,30 @@ def inv(a):
     """Inverse of each square matrix (numpy.linalg.inv): :func:`solve`
     with the identity.
 
+    The LU factorization is cuSOLVER's ``getrf`` and the solve its
+    ``getrs`` (numpy uses LAPACK's ``gesv``), one call per matrix of a
+    stack.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like, (..., M, M)
+        Copied to the device first when it is not a GPUArray.  Integers
+        and bool compute in float64 (numpy.linalg's dtype rule).
+
+    Returns
+    -------
+    GPUArray
+        The inverses, ``a``'s shape, C-ordered, of numpy.linalg's dtype
+        (float64 for integer or bool input).
+
     Raises
     ------
     numpy.linalg.LinAlgError
-        For non-square or singular matrices.
+        For fewer than 2 dimensions, non-square matrices, or an exactly
+        singular matrix ("Singular matrix", from cuSOLVER's info, read
+        once for the whole stack).
+    TypeError
+        For float16 input (unsupported, as in numpy.linalg).
     """
     a = _prep(a)
     dt = linalg_dtype(a.dtype)
@@ -244,10 +264,26 @@ def det(a):
     factors: the product of U's diagonal times the pivots' sign (0 for an
     exactly singular matrix, as numpy's, without an error).
 
+    The LU factors come from cuSOLVER's ``getrf`` (one call per matrix);
+    the product of the diagonal is a gpuarr reduction.  Empty matrices
+    are handled by numpy itself (the determinant of a 0 x 0 matrix is 1).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like, (..., M, M)
+        Copied to the device first when it is not a GPUArray.
+
     Returns
     -------
     GPUArray
         Shape ``a.shape[:-2]`` (0-d for one matrix), numpy.linalg's dtype.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For fewer than 2 dimensions or non-square matrices.
+    TypeError
+        For float16 input.
     """
     a = _prep(a)
     dt = linalg_dtype(a.dtype)
@@ -262,12 +298,31 @@ def slogdet(a):
     """Sign and log of the absolute determinant (numpy.linalg.slogdet):
     ``sign * exp(logabsdet) == det``, without overflow.
 
+    Parameters
+    ----------
+    a : GPUArray or array_like, (..., M, M)
+        Copied to the device first when it is not a GPUArray.
+
     Returns
     -------
     SlogdetResult
         ``(sign, logabsdet)``: ``sign`` of numpy.linalg's dtype (a unit
         complex number for complex input; 0 for a singular matrix, whose
-        ``logabsdet`` is ``-inf``), ``logabsdet`` real.
+        ``logabsdet`` is ``-inf``), ``logabsdet`` real.  Both have shape
+        ``a.shape[:-2]`` (0-d for one matrix).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        For fewer than 2 dimensions or non-square matrices.
+    TypeError
+        For float16 input.
+
+    Notes
+    -----
+    From the LU factors of cuSOLVER's ``getrf``: ``logabsdet`` is the sum
+    of ``log|u_ii|`` and ``sign`` the product of ``u_ii / |u_ii|`` times
+    the pivots' parity.  Empty matrices are handled by numpy itself.
     """
     a = _prep(a)
     dt = linalg_dtype(a.dtype)
@@ -301,10 +356,24 @@ def cholesky(a, /, *, upper=False):
         Return ``U`` with ``a = U^H U`` instead of ``L`` with
         ``a = L L^H`` (numpy 2).
 
+    Returns
+    -------
+    GPUArray, (..., M, M)
+        ``L`` (lower triangular), or ``U`` (upper triangular) when
+        ``upper`` is True; zeros above (below) the diagonal; numpy.linalg's
+        dtype, C-ordered.
+
     Raises
     ------
     numpy.linalg.LinAlgError
-        "Matrix is not positive definite" (cuSOLVER's info).
+        "Matrix is not positive definite" (cuSOLVER's info), and for fewer
+        than 2 dimensions or non-square matrices.
+    TypeError
+        For float16 input.
+
+    Notes
+    -----
+    cuSOLVER's ``potrf`` (lower factorization), one call per matrix.
     """
     a = _prep(a)
     dt = linalg_dtype(a.dtype)
@@ -383,7 +452,32 @@ def eigh(a, UPLO="L"):
 
 def eigvalsh(a, UPLO="L"):
     """Eigenvalues (ascending, real) of each Hermitian matrix
-    (numpy.linalg.eigvalsh); see :func:`eigh`."""
+    (numpy.linalg.eigvalsh); see :func:`eigh`.
+
+    cuSOLVER's ``syevd``/``heevd`` without eigenvectors.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like, (..., M, M)
+        Only the triangle ``UPLO`` names is read.
+    UPLO : {'L', 'U'}
+        Which triangle is read: the lower (default) or the upper one.
+
+    Returns
+    -------
+    GPUArray, (..., M)
+        Real: float32 for float32 and complex64 input, else float64.
+
+    Raises
+    ------
+    ValueError
+        When ``UPLO`` is not 'L' or 'U'.
+    numpy.linalg.LinAlgError
+        "Eigenvalues did not converge" (cuSOLVER's info), and for fewer
+        than 2 dimensions or non-square matrices.
+    TypeError
+        For float16 input.
+    """
     return _eigh(a, UPLO, False)
 
 
@@ -681,10 +775,36 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     above ``tol`` (default ``max(s) * max(M, N) * eps``, or ``rtol *
     max(s)``); for fewer than 2 dimensions, 1 unless every element is 0.
 
+    The singular values come from :func:`svd` with ``compute_uv=False``
+    (cuSOLVER's ``gesvd``); the count stays on the device.
+
+    Parameters
+    ----------
+    A : GPUArray or array_like, (..., M, N)
+        Copied to the device first when it is not a GPUArray.
+    tol : float or GPUArray, optional
+        The absolute threshold; a GPUArray of shape ``A.shape[:-2]``
+        gives one per matrix.
+    hermitian : bool
+        Accepted for numpy's signature; the general SVD is computed
+        either way.
+    rtol : float, optional
+        The threshold relative to ``max(s)`` (numpy 2), used when ``tol``
+        is None.
+
     Returns
     -------
     GPUArray
         int64 of shape ``A.shape[:-2]`` (0-d for one matrix).
+
+    Raises
+    ------
+    ValueError
+        When both ``tol`` and ``rtol`` are given.
+    numpy.linalg.LinAlgError
+        "SVD did not converge".
+    TypeError
+        For float16 input.
     """
     A = A if isinstance(A, GPUArray) else _creation.asarray(A)
     if len(A.shape) < 2:

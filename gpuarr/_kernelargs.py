@@ -65,7 +65,22 @@ class VectorArg:
 
 
 class ScalarArg(VectorArg):
-    """A scalar (by value) argument of a user kernel."""
+    """A scalar (by value) argument of a user kernel.
+
+    PyCUDA's ``ScalarArg(dtype, name)``; ``c_type`` is gpuarr's addition,
+    as for :class:`VectorArg`.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        The value's dtype: values passed at launch are converted to it
+        (with numpy's range checks for Python ints).
+    name : str
+        The parameter's name in the C source.
+    c_type : str, optional
+        The C type name to declare it with; default the dtype's own
+        (:func:`gpuarr._dtypes.ctype`).
+    """
 
     def declarator(self):
         return "%s %s" % (self.ctype(), self.name)

@@ -69,6 +69,15 @@ class CompilerNotFoundError(_GpuarrRuntimeError):
 
     A subclass of :class:`gpuarr._errors.RuntimeError`, hence also of the
     builtin :class:`RuntimeError`. The message says what to install.
+
+    Parameters
+    ----------
+    message : str
+        What was looked for, where, and what to install.
+    code, name, description, call : optional
+        :class:`gpuarr._errors.Error`'s driver fields (``CUresult``, its
+        symbolic name and description, the failing call); None here,
+        since no driver call fails.
     """
 
 

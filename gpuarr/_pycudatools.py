@@ -115,6 +115,19 @@ def get_default_device(default=0):
 def bitlog2(n):
     """``floor(log2(n))`` of a positive integer (PyCUDA's ``bitlog2``).
 
+    Exact for any size of integer (from ``int.bit_length``); PyCUDA's
+    looks the bits up in a table.
+
+    Parameters
+    ----------
+    n : int
+        Converted with ``int()`` first (a float is truncated).
+
+    Returns
+    -------
+    int
+        The index of ``n``'s highest set bit: ``2**r <= n < 2**(r + 1)``.
+
     Raises
     ------
     ValueError
@@ -418,11 +431,25 @@ def register_dtype(dtype, c_names, alias_ok=False):
     """Deprecated form of :func:`get_or_register_dtype` (PyCUDA's
     ``register_dtype``; warns with DeprecationWarning).
 
+    Note the argument order, PyCUDA's: ``dtype`` first, unlike
+    ``get_or_register_dtype(c_names, dtype)``.
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        The dtype to name.
+    c_names : str or list of str
+        Its C type names; the first becomes the dtype's name.
+    alias_ok : bool, optional
+        Allow adding names to a dtype that has one already.
+
     Raises
     ------
     RuntimeError
         When ``dtype`` already has a name and ``alias_ok`` is false, or a
         name is registered to another dtype.
+    TypeError
+        For an empty list of names or a name that is not a str.
     """
     warnings.warn("gpuarr.tools.register_dtype is kept for PyCUDA code "
                   "only: call get_or_register_dtype(c_names, dtype)",

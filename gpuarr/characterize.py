@@ -36,6 +36,14 @@ def has_stack():
     """Whether the current context's device has a call stack (compute
     capability 2.0 or newer: every device CUDA 12 supports).
 
+    PyCUDA's ``has_stack()``; read from the device's compute capability
+    (no kernel runs).
+
+    Returns
+    -------
+    bool
+        True for compute capability 2.0 or newer.
+
     Raises
     ------
     gpuarr.driver.InvalidContextError
@@ -47,6 +55,14 @@ def has_stack():
 def has_double_support():
     """Whether the current context's device computes in double precision
     (compute capability 1.3 or newer: every device CUDA 12 supports).
+
+    PyCUDA's ``has_double_support()``; read from the device's compute
+    capability (no kernel runs).
+
+    Returns
+    -------
+    bool
+        True for compute capability 1.3 or newer.
 
     Raises
     ------

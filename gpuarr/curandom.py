@@ -95,6 +95,17 @@ def seed_getter_uniform(N):
 
     PyCUDA's seed getter for generators that should all share one seed
     (and differ by their subsequence).
+
+    Parameters
+    ----------
+    N : int
+        Number of seeds (one per generator state).
+
+    Returns
+    -------
+    GPUArray, (N,), int32
+        The same value ``N`` times, drawn from Python's :mod:`random`
+        module (``random.seed`` makes it repeatable).
     """
     value = _pyrandom.randint(0, 2 ** 31 - 2)
     return _creation.to_gpu(np.full(N, value, dtype=np.int32))
@@ -104,6 +115,17 @@ def seed_getter_unique(N):
     """A GPUArray of ``N`` independent int32 random seeds in [0, 2**31 - 1).
 
     PyCUDA's seed getter giving each generator its own seed.
+
+    Parameters
+    ----------
+    N : int
+        Number of seeds (one per generator state).
+
+    Returns
+    -------
+    GPUArray, (N,), int32
+        Values drawn independently from numpy's global random state
+        (``numpy.random.seed`` makes them repeatable); they may repeat.
     """
     return _creation.to_gpu(
         np.random.randint(0, 2 ** 31 - 1, N).astype(np.int32))

@@ -417,6 +417,12 @@ def run_elementwise(op, outputs, inputs, *, loop_dtypes=None, stream=None):
     stream : gpuarr.driver.Stream, optional
         Stream to launch on (default stream when None).
 
+    Returns
+    -------
+    None
+        The results are written into ``outputs``; the launch is
+        asynchronous on ``stream``.
+
     Notes
     -----
     Each output receives the operation's result converted to its own
@@ -484,6 +490,16 @@ def out_of_range_comparison(op, value_first, big):
         The Python int is the first operand (``v < x``).
     big : bool
         The int is above the dtype's range (else below).
+
+    Returns
+    -------
+    bool
+        The comparison's result for every element of the array.
+
+    Raises
+    ------
+    KeyError
+        When ``op`` is not one of the six comparisons.
     """
     # the array element x versus the scalar v, when v > every x (big)
     table = {"equal": False, "not_equal": True,
@@ -723,5 +739,31 @@ class ElementwiseKernel:
 
 
 def get_elwise_kernel(arguments, operation, name="kernel", **kwargs):
-    """PyCUDA's ``get_elwise_kernel``: an :class:`ElementwiseKernel`."""
+    """PyCUDA's ``get_elwise_kernel``: an :class:`ElementwiseKernel`.
+
+    Parameters
+    ----------
+    arguments : str or list
+        The kernel's C parameters, as for :class:`ElementwiseKernel`.
+    operation : str
+        C statement(s) using the index ``i``.
+    name : str, optional
+        Kernel name (a C identifier).
+    **kwargs
+        Passed on to :class:`ElementwiseKernel`: ``keep``, ``options``,
+        ``preamble``, ``loop_prep``, ``after_loop``.
+
+    Returns
+    -------
+    ElementwiseKernel
+        Called with the arguments alone (the element count comes from the
+        arrays).  PyCUDA returns the prepared :class:`~gpuarr.driver.Function`
+        instead, launched by the caller with an extra trailing ``n``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :class:`ElementwiseKernel` raises for a bad name, an empty
+        ``operation`` or a bad argument list.
+    """
     return ElementwiseKernel(arguments, operation, name=name, **kwargs)

@@ -67,6 +67,15 @@ class State:
         :func:`clear_cache`; keep at most :data:`MAX_PLANS` there.
     pool : object
         The context's device memory pool (:func:`gpuarr.tools.default_pool`).
+
+    Parameters
+    ----------
+    nsm : int
+        The device's multiprocessor count (``MULTIPROCESSOR_COUNT``).
+    pool : object, optional
+        The context's device memory pool, from which the array layer
+        allocates the 0-d results of cached full reductions; None where
+        nothing allocates from it.
     """
 
     __slots__ = ("plans", "kernels", "nsm", "ws", "fast", "pool")
@@ -89,6 +98,14 @@ state = _percontext.state(_new_state, "state", """\
 Return the current context's :class:`State` (made on first use).
 
 One ``Context.get_current`` and an identity test per call once made.
+
+Returns
+-------
+State
+    The current context's state: made on first use with the device's
+    multiprocessor count and :func:`gpuarr.tools.default_pool`, the same
+    object on later calls in that context, dropped when the context is
+    detached.
 
 Raises
 ------
@@ -403,6 +420,15 @@ def set_array_factory(factory):
     :mod:`gpuarr.reductions` installs one returning GPUArrays when it is
     imported, which the array layer does as it loads: this module never
     imports the array layer itself (it lies below it).
+
+    Parameters
+    ----------
+    factory : callable or None
+        ``factory(shape, dtype)`` returning a new C-contiguous device
+        array (``.ptr``, ``.dtype``, ``.shape``, ``.strides``) of that
+        shape (a tuple) and dtype; it replaces any earlier one.  None
+        removes it: a :class:`ReductionKernel` call without ``out=`` then
+        raises RuntimeError.
     """
     global _array_factory
     _array_factory = factory

@@ -138,7 +138,24 @@ def _min_blocks(acc_dt):
 
 
 def tile_size(in_dtype, out_dtype, loop_dtype=None, impl="block-per-tile"):
-    """Elements per tile (one block's share) of the look-back kernel."""
+    """Elements per tile (one block's share) of the look-back kernel.
+
+    Parameters
+    ----------
+    in_dtype, out_dtype : dtype-like
+        The dtypes of input and output memory.
+    loop_dtype : dtype-like, optional
+        The operator's dtype (default: the wider of the two).
+    impl : {"block-per-tile", "pipelined"}
+        The look-back kernel the tile is for (see :func:`layout`).
+
+    Returns
+    -------
+    int
+        ``threads * vec * rows`` (``layout``'s ``vec`` and ``rows``; 256
+        threads for either kernel): e.g. 6144 for float32 with
+        ``"block-per-tile"``, 12288 with ``"pipelined"``.
+    """
     vec, rows = layout(in_dtype, out_dtype, loop_dtype, impl)
     return _block(impl) * vec * rows
 
@@ -464,6 +481,46 @@ def run_column_scan(in_ptr, in_dtype, out_ptr, out_dtype, outer, length,
     ``in_strides = (s_outer, s_len, s_inner)``.  One thread per column;
     best when ``outer * inner`` is large.  Parameters as for
     :func:`run_scan`.
+
+    Parameters
+    ----------
+    in_ptr, out_ptr : int
+        Device addresses of the input's first element and of the
+        C-contiguous ``(outer, length, inner)`` output.  They must not
+        overlap unless the layouts are the same (the caller's to check).
+    in_dtype, out_dtype, loop_dtype : dtype-like
+        Memory dtypes and the operator's dtype (see :func:`scan_source`).
+    outer, length, inner : int
+        The layout's sizes; the scan runs along ``length``, over
+        ``outer * inner`` columns (none of them 0 launches nothing).
+    in_strides : tuple of 3 int
+        The input's strides in elements (not bytes) for the three axes.
+    scan_expr : str
+        C expression in ``a`` (earlier) and ``b`` (later).
+    neutral : str, optional
+        Neutral element; required when ``exclusive``.
+    exclusive : bool
+        An exclusive scan (``out[0] = neutral``) instead of an inclusive
+        one.
+    preamble : str
+        Source placed before the kernel.
+    options : list of str, optional
+        Extra compiler options.
+    name : str
+        Kernel name.
+    stream : gpuarr.driver.Stream, optional
+        Stream to launch on (default stream when None).
+
+    Returns
+    -------
+    None
+        The output is written asynchronously on ``stream``.
+
+    Raises
+    ------
+    ValueError
+        For more columns than a grid of 256-thread blocks can hold
+        (over ``(2**31 - 1) * 256``).
     """
     outer, length, inner = int(outer), int(length), int(inner)
     ncols = outer * inner
@@ -652,6 +709,47 @@ class ExclusiveScanKernel(_ScanKernelBase):
 
     Parameters are those of :class:`InclusiveScanKernel`, except that
     ``neutral`` is required (ValueError without it).
+
+    Parameters
+    ----------
+    dtype : dtype-like
+        The dtype of input, output and the operator (float16 computes in
+        float32).
+    scan_expr : str
+        Associative C expression combining ``a`` (earlier) and ``b``
+        (later), e.g. ``"a+b"``.
+    neutral : str or number
+        The operator's neutral element: the first output.  A number or
+        bool is written into the source as a C literal.  Required, though
+        the signature (PyCUDA's) gives it a default.
+    name_prefix : str, optional
+        Prefix of the kernel's name (a C identifier); the kernel is named
+        ``<name_prefix>_exclusive``.
+    options : list of str, optional
+        Extra compiler options.
+    preamble : str, optional
+        Source placed before the kernel.
+
+    Raises
+    ------
+    ValueError
+        Without ``neutral``, for an empty ``scan_expr`` or a
+        ``name_prefix`` that is not a C identifier.
+    TypeError
+        For a ``neutral``, ``preamble`` or ``options`` of the wrong type,
+        or an unsupported dtype.
+
+    Notes
+    -----
+    Called as :class:`InclusiveScanKernel` is: in place unless
+    ``output_ary`` is given, returning the output array.
+
+    Examples
+    --------
+    >>> knl = ExclusiveScanKernel(np.int32, "a+b", 0)
+    >>> a = gpuarr.to_gpu(np.arange(5, dtype=np.int32))
+    >>> knl(a).get()
+    array([0, 0, 1, 3, 6], dtype=int32)
     """
 
     _exclusive = True

@@ -103,6 +103,25 @@ class PooledDeviceAllocation:
     size : int
         Size of the block in bytes (``DeviceMemoryPool``: the binned size,
         ``>=`` the request).
+
+    Parameters
+    ----------
+    pool : DeviceMemoryPool or StreamOrderedMemoryPool
+        The pool the block goes back to (its ``_give_back``).
+    raw : object
+        The underlying allocation (``int(raw)`` its device address): a
+        :class:`gpuarr.driver.DeviceAllocation` or the stream-ordered
+        pool's block.
+    size : int
+        The block's size in bytes.
+    stream : gpuarr.driver.Stream, optional
+        The stream a stream-ordered block belongs to (None: the default
+        stream, or a :class:`DeviceMemoryPool` block).
+
+    Notes
+    -----
+    Made by the pools' ``allocate``, not by user code (PyCUDA's
+    ``PooledDeviceAllocation`` is likewise only returned by its pool).
     """
 
     __slots__ = ("ptr", "size", "_raw", "_pool", "_stream")
@@ -490,6 +509,26 @@ class PooledHostAllocation:
     Arrays returned by :meth:`PageLockedMemoryPool.allocate` keep this object
     as their ``base``; the block returns to the pool when the last such array
     dies.
+
+    Parameters
+    ----------
+    pool : PageLockedMemoryPool
+        The pool the block goes back to.
+    raw : numpy.ndarray
+        The pinned uint8 block (``size`` bytes) the array's data lies in.
+    size : int
+        The block's (binned) size in bytes.
+    shape : tuple of int
+        The shape of the array built over the block.
+    dtype : numpy.dtype
+        Its dtype.
+    strides : tuple of int or None
+        Its strides in bytes; None for C order.
+
+    Notes
+    -----
+    Made by :meth:`PageLockedMemoryPool.allocate`, not by user code; it
+    exposes the block through ``__array_interface__`` (writable).
     """
 
     __slots__ = ("_raw", "_pool", "size", "__array_interface__")
