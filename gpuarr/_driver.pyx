@@ -23,6 +23,7 @@ from cpython.buffer cimport (PyObject_GetBuffer, PyBuffer_Release,
                              PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE,
                              PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES)
 cimport numpy as cnp
+cimport cython      # compile-time directives only (embedsignature)
 
 from gpuarr._cuda cimport *
 

@@ -70,10 +70,21 @@ def dtype_to_array_format(dtype):
     8-, 16- and 32-bit signed and unsigned integers, float16 and float32
     have one.
 
+    Parameters
+    ----------
+    dtype : dtype-like
+        Anything :class:`numpy.dtype` takes.
+
+    Returns
+    -------
+    array_format
+        ``UNSIGNED_INT8`` ... ``FLOAT``: the format of one channel.
+
     Raises
     ------
     TypeError
-        For any other dtype (float64, int64, bool, complex, structs).
+        For any other dtype (float64, int64, bool, complex, structs), or
+        one numpy does not know.
     """
     from gpuarr._enums import array_format
     dt = np.dtype(dtype)
@@ -86,7 +97,25 @@ def dtype_to_array_format(dtype):
 
 def array_format_to_dtype(fmt):
     """The numpy dtype of one channel of an ``array_format`` (PyCUDA's
-    name); ``ValueError`` for a format without one."""
+    name); ``ValueError`` for a format without one.
+
+    The inverse of :func:`dtype_to_array_format`.
+
+    Parameters
+    ----------
+    fmt : array_format or int
+        A ``CUarray_format`` value.
+
+    Returns
+    -------
+    numpy.dtype
+        uint8/16/32, int8/16/32, float16 or float32.
+
+    Raises
+    ------
+    ValueError
+        For a format with no numpy dtype (the block-compressed ones, ...).
+    """
     for key, f in _DTYPE_FORMAT.items():
         if f == int(fmt):
             return np.dtype(key)
@@ -343,10 +372,22 @@ def memcpy_htoa(Array ary not None, size_t index, src):
     """Copy the contiguous host buffer ``src`` into the 1-D array ``ary`` at
     byte offset ``index`` (``cuMemcpyHtoA``; PyCUDA's argument order).
 
+    Parameters
+    ----------
+    ary : Array
+        A 1-D CUDA array (height and depth 0), not freed.
+    index : int
+        Byte offset into the array's row (bytes, not elements).
+    src : numpy.ndarray or buffer
+        A C- or F-contiguous host buffer; ``src.nbytes`` bytes are copied.
+
     Raises
     ------
     ValueError
-        ``ary`` not 1-D, or ``index + src.nbytes`` past its end.
+        ``ary`` not 1-D or freed, ``index + src.nbytes`` past its end, or
+        ``src`` not contiguous.
+    TypeError
+        When ``src`` exposes no buffer.
     """
     cdef Py_buffer view
     cdef CUresult r
@@ -363,7 +404,25 @@ def memcpy_htoa(Array ary not None, size_t index, src):
 
 def memcpy_atoh(dest, Array ary not None, size_t index):
     """Copy ``dest.nbytes`` bytes from byte offset ``index`` of the 1-D array
-    ``ary`` into the writable host buffer ``dest`` (``cuMemcpyAtoH``)."""
+    ``ary`` into the writable host buffer ``dest`` (``cuMemcpyAtoH``).
+
+    Parameters
+    ----------
+    dest : numpy.ndarray or buffer
+        A C- or F-contiguous writable host buffer, filled in place.
+    ary : Array
+        A 1-D CUDA array (height and depth 0), not freed.
+    index : int
+        Byte offset into the array's row (bytes, not elements).
+
+    Raises
+    ------
+    ValueError
+        ``ary`` not 1-D or freed, ``index + dest.nbytes`` past its end, or
+        ``dest`` not contiguous or not writable.
+    TypeError
+        When ``dest`` exposes no buffer.
+    """
     cdef Py_buffer view
     cdef CUresult r
     _ar_load()
@@ -379,7 +438,28 @@ def memcpy_atoh(dest, Array ary not None, size_t index):
 
 def memcpy_dtoa(Array ary not None, size_t index, src, size_t len):
     """Copy ``len`` bytes from device address ``src`` into the 1-D array
-    ``ary`` at byte offset ``index`` (``cuMemcpyDtoA``)."""
+    ``ary`` at byte offset ``index`` (``cuMemcpyDtoA``).
+
+    Parameters
+    ----------
+    ary : Array
+        A 1-D CUDA array (height and depth 0), not freed.
+    index : int
+        Byte offset into the array's row (bytes, not elements).
+    src : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    len : int
+        Bytes to copy.
+
+    Raises
+    ------
+    ValueError
+        ``ary`` not 1-D or freed, ``index + len`` past its end, or ``len``
+        more than ``src``'s :class:`DeviceAllocation` holds.
+    TypeError
+        When ``src`` is not a device pointer.
+    """
     _ar_load()
     cdef CUdeviceptr s = _devptr(src)
     _check_fits(src, len, "memcpy_dtoa")
@@ -389,7 +469,28 @@ def memcpy_dtoa(Array ary not None, size_t index, src, size_t len):
 
 def memcpy_atod(dest, Array ary not None, size_t index, size_t len):
     """Copy ``len`` bytes from byte offset ``index`` of the 1-D array ``ary``
-    to device address ``dest`` (``cuMemcpyAtoD``)."""
+    to device address ``dest`` (``cuMemcpyAtoD``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    ary : Array
+        A 1-D CUDA array (height and depth 0), not freed.
+    index : int
+        Byte offset into the array's row (bytes, not elements).
+    len : int
+        Bytes to copy.
+
+    Raises
+    ------
+    ValueError
+        ``ary`` not 1-D or freed, ``index + len`` past its end, or ``len``
+        more than ``dest``'s :class:`DeviceAllocation` holds.
+    TypeError
+        When ``dest`` is not a device pointer.
+    """
     _ar_load()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, len, "memcpy_atod")
@@ -486,6 +587,32 @@ def matrix_to_array(matrix, order="C", allow_double_hack=False):
     ``order`` as in :func:`np_to_array` ('F': ``matrix.shape`` is
     ``(w, h)``). float64 needs ``allow_double_hack=True`` (two int32
     channels), else ``TypeError``; ``ValueError`` for a matrix not 2-D.
+
+    Parameters
+    ----------
+    matrix : numpy.ndarray
+        2-D, of a dtype with an ``array_format`` (see
+        :func:`dtype_to_array_format`), or float64 with
+        ``allow_double_hack``.
+    order : {'C', 'F'}, optional
+        'C' (default): shape ``(h, w)``; 'F': shape ``(w, h)``.
+    allow_double_hack : bool, optional
+        Store float64 (and complex64) as two int32 channels, complex128 as
+        four, which kernels rebuild with ``__hiloint2double`` (PyCUDA's
+        convention). Default False.
+
+    Returns
+    -------
+    Array
+        A new 2-D array holding a copy of ``matrix`` (:class:`Memcpy2D`).
+
+    Raises
+    ------
+    ValueError
+        ``matrix`` not 2-D or empty, ``order`` not 'C'/'F'.
+    TypeError
+        A dtype without an array format (complex128, or float64 without
+        ``allow_double_hack``).
     """
     a = np.asarray(matrix, order=order if order in ("C", "F") else None)
     if a.ndim != 2:
@@ -499,7 +626,34 @@ def matrix_to_array(matrix, order="C", allow_double_hack=False):
 def gpuarray_to_array(gpuarray, order, allowSurfaceBind=False):
     """:func:`np_to_array` of a contiguous GPUArray (device to array copy;
     PyCUDA's name). ``ValueError`` when ``gpuarray`` is not contiguous in
-    ``order``."""
+    ``order``.
+
+    Parameters
+    ----------
+    gpuarray : GPUArray
+        1-, 2- or 3-D, contiguous in ``order``, of a dtype as in
+        :func:`np_to_array` (float64 and complex become int32 channels).
+    order : {'C', 'F'}
+        As in :func:`np_to_array`: 'C' has the last axis as x (width), 'F'
+        the first.
+    allowSurfaceBind : bool, optional
+        Make the array with ``SURFACE_LDST`` (for :class:`SurfaceObject`).
+        Default False.
+
+    Returns
+    -------
+    Array
+        A new CUDA array holding a copy of ``gpuarray`` (:class:`Memcpy2D`
+        or :class:`Memcpy3D` from device memory).
+
+    Raises
+    ------
+    ValueError
+        ``gpuarray`` not contiguous in ``order``, ``order`` not 'C'/'F',
+        0 or more than 3 dimensions, an empty array.
+    TypeError
+        A dtype without an array format.
+    """
     flags = gpuarray.flags
     if order == "C" and not flags.c_contiguous or order == "F" and not flags.f_contiguous:
         raise ValueError("gpuarray_to_array: the array is not %s-contiguous" % order)

@@ -14,7 +14,19 @@ _detach_hooks = []
 
 def add_detach_hook(func):
     """Call ``func(context)`` whenever a context is detached, before it is
-    released. For caches of upper layers; exceptions are ignored."""
+    released. For caches of upper layers; exceptions are ignored.
+
+    A gpuarr hook (PyCUDA has none): the compiler's module cache uses it to
+    drop what it holds in the context. Hooks run in the order added, each
+    added once; they cannot be removed.
+
+    Parameters
+    ----------
+    func : callable
+        Called as ``func(context)`` with the :class:`Context` being
+        detached; its return value is ignored, and so is any
+        :class:`Exception` it raises.
+    """
     if func not in _detach_hooks:
         _detach_hooks.append(func)
 

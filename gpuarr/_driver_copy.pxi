@@ -77,7 +77,26 @@ cdef int _get_host_buffer(object obj, Py_buffer* view, bint writable, str what) 
 
 def memcpy_htod(dest, src):
     """Copy a contiguous host buffer ``src`` to device address ``dest``
-    (``cuMemcpyHtoD``); ``src.nbytes`` bytes are copied."""
+    (``cuMemcpyHtoD``); ``src.nbytes`` bytes are copied.
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    src : numpy.ndarray or buffer
+        A C- or F-contiguous host buffer; its bytes are copied.
+
+    Raises
+    ------
+    ValueError
+        When ``src`` is not contiguous, or its bytes exceed ``dest``'s
+        :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer or ``src`` exposes no buffer.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for an address the driver refuses.
+    """
     _ensure()
     cdef Py_buffer view
     cdef CUresult r
@@ -94,7 +113,26 @@ def memcpy_htod(dest, src):
 
 def memcpy_dtoh(dest, src):
     """Copy ``dest.nbytes`` bytes from device address ``src`` into the
-    contiguous writable host buffer ``dest`` (``cuMemcpyDtoH``)."""
+    contiguous writable host buffer ``dest`` (``cuMemcpyDtoH``).
+
+    Parameters
+    ----------
+    dest : numpy.ndarray or buffer
+        A C- or F-contiguous writable host buffer, filled in place.
+    src : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+
+    Raises
+    ------
+    ValueError
+        When ``dest`` is not contiguous or not writable, or its bytes
+        exceed ``src``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``src`` is not a device pointer or ``dest`` exposes no buffer.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for an address the driver refuses.
+    """
     _ensure()
     cdef Py_buffer view
     cdef CUresult r
@@ -110,7 +148,27 @@ def memcpy_dtoh(dest, src):
 
 
 def memcpy_dtod(dest, src, size_t size):
-    """Copy ``size`` bytes between device addresses (``cuMemcpyDtoD``)."""
+    """Copy ``size`` bytes between device addresses (``cuMemcpyDtoD``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    src : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    size : int
+        Bytes to copy.
+
+    Raises
+    ------
+    ValueError
+        When ``size`` exceeds the :class:`DeviceAllocation` of ``dest`` or
+        ``src``.
+    TypeError
+        When ``dest`` or ``src`` is not a device pointer.
+    """
     _ensure()
     cdef CUresult r
     cdef CUdeviceptr d = _devptr(dest), s = _devptr(src)
@@ -126,6 +184,26 @@ def memcpy_htod_async(dest, src, stream=None):
 
     Truly asynchronous only when ``src`` is page-locked
     (:func:`pagelocked_empty`); ``src`` must stay alive until the copy ends.
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    src : numpy.ndarray or buffer
+        A C- or F-contiguous host buffer; ``src.nbytes`` bytes are copied.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``src`` is not contiguous, or its bytes exceed ``dest``'s
+        :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer, ``src`` exposes no buffer
+        or ``stream`` is not a stream.
     """
     _ensure()
     cdef Py_buffer view
@@ -140,7 +218,32 @@ def memcpy_htod_async(dest, src, stream=None):
 
 
 def memcpy_dtoh_async(dest, src, stream=None):
-    """Asynchronous :func:`memcpy_dtoh` on ``stream`` (``cuMemcpyDtoHAsync``)."""
+    """Asynchronous :func:`memcpy_dtoh` on ``stream`` (``cuMemcpyDtoHAsync``).
+
+    Truly asynchronous only when ``dest`` is page-locked; read ``dest``
+    only after the stream has reached the copy.
+
+    Parameters
+    ----------
+    dest : numpy.ndarray or buffer
+        A C- or F-contiguous writable host buffer; ``dest.nbytes`` bytes
+        are copied into it.
+    src : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``dest`` is not contiguous or not writable, or its bytes
+        exceed ``src``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``src`` is not a device pointer, ``dest`` exposes no buffer
+        or ``stream`` is not a stream.
+    """
     _ensure()
     cdef Py_buffer view
     cdef CUdeviceptr s_ptr = _devptr(src)
@@ -154,7 +257,31 @@ def memcpy_dtoh_async(dest, src, stream=None):
 
 
 def memcpy_dtod_async(dest, src, size_t size, stream=None):
-    """Asynchronous :func:`memcpy_dtod` on ``stream`` (``cuMemcpyDtoDAsync``)."""
+    """Asynchronous :func:`memcpy_dtod` on ``stream`` (``cuMemcpyDtoDAsync``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    src : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    size : int
+        Bytes to copy.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``size`` exceeds the :class:`DeviceAllocation` of ``dest`` or
+        ``src``.
+    TypeError
+        When ``dest`` or ``src`` is not a device pointer, or ``stream`` is
+        not a stream.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest), s_ptr = _devptr(src)
     cdef CUstream s = _stream_handle(stream)
@@ -164,7 +291,27 @@ def memcpy_dtod_async(dest, src, size_t size, stream=None):
 
 
 def memset_d8(dest, unsigned char data, size_t count):
-    """Set ``count`` bytes at ``dest`` to ``data`` (``cuMemsetD8``)."""
+    """Set ``count`` bytes at ``dest`` to ``data`` (``cuMemsetD8``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each byte (uint8: 0 to 255).
+    count : int
+        Number of bytes to set.
+
+    Raises
+    ------
+    ValueError
+        When ``count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, count, "memset_d8")
@@ -172,7 +319,27 @@ def memset_d8(dest, unsigned char data, size_t count):
 
 
 def memset_d16(dest, unsigned short data, size_t count):
-    """Set ``count`` 16-bit words at ``dest`` to ``data`` (``cuMemsetD16``)."""
+    """Set ``count`` 16-bit words at ``dest`` to ``data`` (``cuMemsetD16``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each word (uint16: 0 to 65535).
+    count : int
+        Number of 16-bit words to set.
+
+    Raises
+    ------
+    ValueError
+        When ``2 * count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 2 * count, "memset_d16")
@@ -180,7 +347,27 @@ def memset_d16(dest, unsigned short data, size_t count):
 
 
 def memset_d32(dest, unsigned int data, size_t count):
-    """Set ``count`` 32-bit words at ``dest`` to ``data`` (``cuMemsetD32``)."""
+    """Set ``count`` 32-bit words at ``dest`` to ``data`` (``cuMemsetD32``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each word (uint32: 0 to 4294967295).
+    count : int
+        Number of 32-bit words to set.
+
+    Raises
+    ------
+    ValueError
+        When ``4 * count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 4 * count, "memset_d32")
@@ -188,7 +375,30 @@ def memset_d32(dest, unsigned int data, size_t count):
 
 
 def memset_d8_async(dest, unsigned char data, size_t count, stream=None):
-    """Asynchronous :func:`memset_d8` (``cuMemsetD8Async``)."""
+    """Asynchronous :func:`memset_d8` (``cuMemsetD8Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each byte (uint8: 0 to 255).
+    count : int
+        Number of bytes to set.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, count, "memset_d8_async")
@@ -196,7 +406,30 @@ def memset_d8_async(dest, unsigned char data, size_t count, stream=None):
 
 
 def memset_d16_async(dest, unsigned short data, size_t count, stream=None):
-    """Asynchronous :func:`memset_d16` (``cuMemsetD16Async``)."""
+    """Asynchronous :func:`memset_d16` (``cuMemsetD16Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each word (uint16: 0 to 65535).
+    count : int
+        Number of 16-bit words to set.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``2 * count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 2 * count, "memset_d16_async")
@@ -204,7 +437,30 @@ def memset_d16_async(dest, unsigned short data, size_t count, stream=None):
 
 
 def memset_d32_async(dest, unsigned int data, size_t count, stream=None):
-    """Asynchronous :func:`memset_d32` (``cuMemsetD32Async``)."""
+    """Asynchronous :func:`memset_d32` (``cuMemsetD32Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``ptr``, ``gpudata`` or ``__cuda_array_interface__``.
+    data : int
+        The value of each word (uint32: 0 to 4294967295).
+    count : int
+        Number of 32-bit words to set.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When ``4 * count`` bytes exceed ``dest``'s :class:`DeviceAllocation`.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data`` or ``count`` out of range.
+    """
     _ensure()
     cdef CUdeviceptr d = _devptr(dest)
     _check_fits(dest, 4 * count, "memset_d32_async")

@@ -204,6 +204,36 @@ def memset_d2d8(dest, size_t pitch, unsigned char data, size_t width, size_t hei
     ``height`` rows of ``width`` bytes, each row ``pitch`` bytes after the
     last, are set to ``data``. ``ValueError`` when the region does not fit
     a :class:`DeviceAllocation` ``dest`` or ``width`` exceeds ``pitch``.
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next.
+    data : int
+        The value of each element (uint8: 0 to 255).
+    width : int
+        Elements (bytes) per row.
+    height : int
+        Rows.
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for an address or pitch the driver
+        refuses.
     """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
@@ -214,7 +244,37 @@ def memset_d2d8(dest, size_t pitch, unsigned char data, size_t width, size_t hei
 
 def memset_d2d16(dest, size_t pitch, unsigned short data, size_t width, size_t height):
     """:func:`memset_d2d8` for 16-bit words (``cuMemsetD2D16``): ``width``
-    counts elements, ``pitch`` bytes; ``dest`` and ``pitch`` 2-byte aligned."""
+    counts elements, ``pitch`` bytes; ``dest`` and ``pitch`` 2-byte aligned.
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next (a multiple of 2).
+    data : int
+        The value of each element (uint16: 0 to 65535).
+    width : int
+        Elements (16-bit words) per row.
+    height : int
+        Rows.
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for a misaligned ``dest`` or ``pitch``.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
     _check_2d_fits(dest, pitch, width, height, 2, "memset_d2d16")
@@ -224,7 +284,37 @@ def memset_d2d16(dest, size_t pitch, unsigned short data, size_t width, size_t h
 
 def memset_d2d32(dest, size_t pitch, unsigned int data, size_t width, size_t height):
     """:func:`memset_d2d8` for 32-bit words (``cuMemsetD2D32``): ``width``
-    counts elements, ``pitch`` bytes; ``dest`` and ``pitch`` 4-byte aligned."""
+    counts elements, ``pitch`` bytes; ``dest`` and ``pitch`` 4-byte aligned.
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next (a multiple of 4).
+    data : int
+        The value of each element (uint32: 0 to 4294967295).
+    width : int
+        Elements (32-bit words) per row.
+    height : int
+        Rows.
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for a misaligned ``dest`` or ``pitch``.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
     _check_2d_fits(dest, pitch, width, height, 4, "memset_d2d32")
@@ -234,7 +324,41 @@ def memset_d2d32(dest, size_t pitch, unsigned int data, size_t width, size_t hei
 
 def memset_d2d8_async(dest, size_t pitch, unsigned char data, size_t width,
                       size_t height, stream=None):
-    """:func:`memset_d2d8` on ``stream`` (``cuMemsetD2D8Async``)."""
+    """:func:`memset_d2d8` on ``stream`` (``cuMemsetD2D8Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next.
+    data : int
+        The value of each element (uint8: 0 to 255).
+    width : int
+        Elements (bytes) per row.
+    height : int
+        Rows.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for an address or pitch the driver
+        refuses.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
     cdef CUstream s = _stream_handle(stream)
@@ -245,7 +369,40 @@ def memset_d2d8_async(dest, size_t pitch, unsigned char data, size_t width,
 
 def memset_d2d16_async(dest, size_t pitch, unsigned short data, size_t width,
                        size_t height, stream=None):
-    """:func:`memset_d2d16` on ``stream`` (``cuMemsetD2D16Async``)."""
+    """:func:`memset_d2d16` on ``stream`` (``cuMemsetD2D16Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next (a multiple of 2).
+    data : int
+        The value of each element (uint16: 0 to 65535).
+    width : int
+        Elements (16-bit words) per row.
+    height : int
+        Rows.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for a misaligned ``dest`` or ``pitch``.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
     cdef CUstream s = _stream_handle(stream)
@@ -256,7 +413,40 @@ def memset_d2d16_async(dest, size_t pitch, unsigned short data, size_t width,
 
 def memset_d2d32_async(dest, size_t pitch, unsigned int data, size_t width,
                        size_t height, stream=None):
-    """:func:`memset_d2d32` on ``stream`` (``cuMemsetD2D32Async``)."""
+    """:func:`memset_d2d32` on ``stream`` (``cuMemsetD2D32Async``).
+
+    Parameters
+    ----------
+    dest : DeviceAllocation or int
+        The device address of the first row: a :class:`DeviceAllocation`,
+        an int, or an object with ``ptr``, ``gpudata`` or
+        ``__cuda_array_interface__``.
+    pitch : int
+        Bytes from the start of one row to the start of the next (a multiple of 4).
+    data : int
+        The value of each element (uint32: 0 to 4294967295).
+    width : int
+        Elements (32-bit words) per row.
+    height : int
+        Rows.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        When the region does not fit a :class:`DeviceAllocation` ``dest``,
+        or (for more than one row) ``width`` elements exceed ``pitch``.
+    TypeError
+        When ``dest`` is not a device pointer or ``stream`` is not a stream.
+    OverflowError
+        For a ``data``, ``pitch``, ``width`` or ``height`` out of range.
+    NotSupportedError
+        When the driver lacks the entry point.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for a misaligned ``dest`` or ``pitch``.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest)
     cdef CUstream s = _stream_handle(stream)
@@ -312,7 +502,30 @@ def memcpy_peer(dest, src, size_t size, dest_context=None, src_context=None):
 
 def memcpy_peer_async(dest, src, size_t size, dest_context=None, src_context=None,
                       stream=None):
-    """:func:`memcpy_peer` on ``stream`` (``cuMemcpyPeerAsync``)."""
+    """:func:`memcpy_peer` on ``stream`` (``cuMemcpyPeerAsync``).
+
+    Parameters
+    ----------
+    dest, src : DeviceAllocation or int
+        Device addresses; a DeviceAllocation's size is checked.
+    size : int
+        Bytes.
+    dest_context, src_context : Context, optional
+        The contexts the memory belongs to; default the current one.
+    stream : Stream, optional
+        The stream; None (default) is the legacy default stream. Another
+        library's stream is taken too (see :func:`stream_handle`).
+
+    Raises
+    ------
+    ValueError
+        ``size`` exceeds a DeviceAllocation side, or a context was detached.
+    TypeError
+        A context that is not a :class:`Context`, a ``stream`` that is not
+        a stream, or an address that is not a device pointer.
+    NotSupportedError
+        When the driver has no ``cuMemcpyPeerAsync``.
+    """
     _c3_load()
     cdef CUdeviceptr d = _devptr(dest), s = _devptr(src)
     cdef CUcontext dc = _ctx_arg(dest_context, "dest_context")

@@ -15,8 +15,18 @@ cdef Device _device_from_handle(CUdevice h):
     return d
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
+# __init__ embeds no signature of its own, which would come first and hide it.
 cdef class Device:
-    """A CUDA device (``CUdevice``).
+    """Device(ordinal)
+--
+
+A CUDA device (``CUdevice``).
+
+    PyCUDA's ``Device``; ``Device(n)`` is the handle of ``cuDeviceGet``,
+    made without a context.
 
     Parameters
     ----------
@@ -27,8 +37,11 @@ cdef class Device:
     ------
     LogicError
         ``CUDA_ERROR_INVALID_DEVICE`` for an ordinal with no device.
+    DriverNotFoundError
+        When ``libcuda.so.1`` cannot be loaded.
     """
 
+    @cython.embedsignature(False)
     def __init__(self, int ordinal):
         _ensure()
         check(api.cuDeviceGet(&self.handle, ordinal), "cuDeviceGet")

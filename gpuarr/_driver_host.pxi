@@ -108,19 +108,92 @@ def pagelocked_empty(shape, dtype, order="C", unsigned int mem_flags=0):
 
 
 def pagelocked_zeros(shape, dtype, order="C", unsigned int mem_flags=0):
-    """:func:`pagelocked_empty` filled with zeros."""
+    """:func:`pagelocked_empty` filled with zeros (PyCUDA's
+    ``pagelocked_zeros``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like
+        The array's dtype.
+    order : {'C', 'F'}, optional
+        Memory order (default 'C').
+    mem_flags : int, optional
+        ``host_alloc_flags`` for ``cuMemHostAlloc`` (PORTABLE=1,
+        DEVICEMAP=2, WRITECOMBINED=4); default 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros in page-locked memory, freed when the array (and its views)
+        die.
+
+    Raises
+    ------
+    ValueError
+        For a negative dimension.
+    MemoryError
+        When page-locked memory runs out.
+    InvalidContextError
+        When no context is current.
+    """
     a = pagelocked_empty(shape, dtype, order, mem_flags)
     a.fill(0)
     return a
 
 
 def pagelocked_empty_like(array, unsigned int mem_flags=0):
-    """:func:`pagelocked_empty` with the shape, dtype and order of ``array``."""
+    """:func:`pagelocked_empty` with the shape, dtype and order of ``array``
+    (PyCUDA's ``pagelocked_empty_like``).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Gives the shape, dtype and order ('F' when only F-contiguous, else
+        'C').
+    mem_flags : int, optional
+        ``host_alloc_flags`` for ``cuMemHostAlloc``; default 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Uninitialized, in page-locked memory.
+
+    Raises
+    ------
+    MemoryError
+        When page-locked memory runs out.
+    InvalidContextError
+        When no context is current.
+    """
     return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
 def pagelocked_zeros_like(array, unsigned int mem_flags=0):
-    """:func:`pagelocked_zeros` with the shape, dtype and order of ``array``."""
+    """:func:`pagelocked_zeros` with the shape, dtype and order of ``array``
+    (PyCUDA's ``pagelocked_zeros_like``).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Gives the shape, dtype and order ('F' when only F-contiguous, else
+        'C').
+    mem_flags : int, optional
+        ``host_alloc_flags`` for ``cuMemHostAlloc``; default 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros in page-locked memory.
+
+    Raises
+    ------
+    MemoryError
+        When page-locked memory runs out.
+    InvalidContextError
+        When no context is current.
+    """
     a = pagelocked_empty_like(array, mem_flags)
     a.fill(0)
     return a
@@ -129,11 +202,36 @@ def pagelocked_zeros_like(array, unsigned int mem_flags=0):
 def register_host_memory(ary, unsigned int flags=0):
     """Page-lock an existing contiguous numpy array (``cuMemHostRegister``).
 
+    PyCUDA's ``register_host_memory``; :func:`aligned_empty` makes a
+    page-aligned array for it.
+
+    Parameters
+    ----------
+    ary : numpy.ndarray
+        A non-empty C- or F-contiguous array; it is kept alive by the
+        returned view.
+    flags : int, optional
+        ``mem_host_register_flags`` (PORTABLE=1, DEVICEMAP=2, IOMEMORY=4,
+        READ_ONLY=8); default 0.
+
     Returns
     -------
     numpy.ndarray
         A view of ``ary``; the memory stays registered until this view and
         its descendants die (then ``cuMemHostUnregister``).
+
+    Raises
+    ------
+    TypeError
+        When ``ary`` is not a numpy array.
+    ValueError
+        When ``ary`` is empty or not contiguous.
+    LogicError
+        ``CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`` for memory that is
+        already registered, ``CUDA_ERROR_INVALID_VALUE`` for flags the
+        driver refuses.
+    InvalidContextError
+        When no context is current.
     """
     cdef cnp.ndarray a = ary
     if not (a.flags.c_contiguous or a.flags.f_contiguous):

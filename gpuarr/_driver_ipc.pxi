@@ -104,21 +104,28 @@ def mem_get_ipc_handle(devptr):
     return bytes(h.data[:64])
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
 cdef class IPCMemoryHandle:
-    """Device memory of another process, opened from its
+    """IPCMemoryHandle(ipc_handle, flags=1)
+--
+
+Device memory of another process, opened from its
     :func:`mem_get_ipc_handle` (``cuIpcOpenMemHandle``; PyCUDA's
     ``IPCMemoryHandle``).
+
+    ``int(h)`` is the device address in the current context; pass the
+    object wherever a device pointer is taken. The mapping is closed
+    (``cuIpcCloseMemHandle``) by :meth:`close` or when the object dies.
 
     Parameters
     ----------
     ipc_handle : bytes
         The 64 bytes the other process got from :func:`mem_get_ipc_handle`.
     flags : int, optional
-        ``ipc_mem_flags`` (default ``LAZY_ENABLE_PEER_ACCESS``, as PyCUDA).
-
-    ``int(h)`` is the device address in the current context; pass the
-    object wherever a device pointer is taken. The mapping is closed
-    (``cuIpcCloseMemHandle``) by :meth:`close` or when the object dies.
+        ``ipc_mem_flags`` (default 1, ``LAZY_ENABLE_PEER_ACCESS``, as
+        PyCUDA).
 
     Raises
     ------
@@ -126,6 +133,10 @@ cdef class IPCMemoryHandle:
         When ``ipc_handle`` is not 64 bytes.
     LogicError
         When the driver cannot open it (e.g. in the process that made it).
+    NotSupportedError
+        When the driver has no ``cuIpcOpenMemHandle``.
+    InvalidContextError
+        When no context is current.
     """
     cdef readonly CUdeviceptr ptr
     cdef readonly Context context

@@ -12,8 +12,15 @@ cdef enum:
     _LINK_NOPTS = 5
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
+# __init__ embeds no signature of its own, which would come first and hide it.
 cdef class Linker:
-    """Links relocatable device code into one image (PyCUDA's ``Linker``):
+    """Linker(message_handler=None, options=None, log_verbose=False)
+--
+
+Links relocatable device code into one image (PyCUDA's ``Linker``):
     PTX, cubins, fatbinaries, objects and libraries (``libcudadevrt.a``),
     with the driver's linker (``cuLink*``).
 
@@ -24,7 +31,8 @@ cdef class Linker:
         :meth:`link_module` (and after a failing :meth:`add_data` or
         :meth:`add_file`).
     options : list of (jit_option, int), optional
-        More JIT/link options for ``cuLinkCreate``.
+        More JIT/link options for ``cuLinkCreate``, as ``(option, value)``
+        pairs; each value is passed as an integer.
     log_verbose : bool, optional
         ``CU_JIT_LOG_VERBOSE``: the info log tells more.
 
@@ -59,6 +67,7 @@ cdef class Linker:
         self.opts = NULL
         self.vals = NULL
 
+    @cython.embedsignature(False)
     def __init__(self, message_handler=None, options=None, log_verbose=False):
         cdef unsigned int n = 0
         cdef CUresult r

@@ -204,10 +204,22 @@ def init(unsigned int flags=0):
     Loads ``libcuda.so.1`` first. Calling it is optional: the first call that
     needs the driver initializes it.
 
+    Parameters
+    ----------
+    flags : int, optional
+        Passed to ``cuInit``, which takes 0 only (the default; PyCUDA's
+        ``init(flags=0)``).
+
     Raises
     ------
     DriverNotFoundError
         When ``libcuda.so.1`` cannot be loaded.
+    RuntimeError
+        In a child forked after the driver was initialized (CUDA does not
+        survive ``fork``), or for a ``cuInit`` failure such as
+        ``CUDA_ERROR_NO_DEVICE``.
+    LogicError
+        ``CUDA_ERROR_INVALID_VALUE`` for nonzero ``flags``.
     """
     global _initialized
     if _forked:

@@ -194,19 +194,106 @@ def managed_empty(shape, dtype, order="C", unsigned int mem_flags=_ATTACH_GLOBAL
 
 
 def managed_zeros(shape, dtype, order="C", unsigned int mem_flags=_ATTACH_GLOBAL):
-    """:func:`managed_empty` filled with zeros (on the host)."""
+    """:func:`managed_empty` filled with zeros (on the host; PyCUDA's
+    ``managed_zeros``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like
+        The array's dtype.
+    order : {'C', 'F'}, optional
+        Memory order (default 'C').
+    mem_flags : int, optional
+        ``mem_attach_flags.GLOBAL`` (default: any stream may use it) or
+        ``HOST`` (until :meth:`ManagedAllocation.attach`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros in managed memory.
+
+    Raises
+    ------
+    ValueError
+        For a negative dimension or other ``mem_flags``.
+    NotSupportedError
+        When the device has no managed memory, or the driver no
+        ``cuMemAllocManaged``.
+    MemoryError
+        ``CUDA_ERROR_OUT_OF_MEMORY``.
+    InvalidContextError
+        When no context is current.
+    """
     a = managed_empty(shape, dtype, order, mem_flags)
     a.fill(0)
     return a
 
 
 def managed_empty_like(array, unsigned int mem_flags=_ATTACH_GLOBAL):
-    """:func:`managed_empty` with the shape, dtype and order of ``array``."""
+    """:func:`managed_empty` with the shape, dtype and order of ``array``
+    (PyCUDA's ``managed_empty_like``).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Gives the shape, dtype and order ('F' when only F-contiguous, else
+        'C').
+    mem_flags : int, optional
+        ``mem_attach_flags.GLOBAL`` (default: any stream may use it) or
+        ``HOST`` (until :meth:`ManagedAllocation.attach`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Uninitialized, in managed memory.
+
+    Raises
+    ------
+    ValueError
+        For other ``mem_flags``.
+    NotSupportedError
+        When the device has no managed memory, or the driver no
+        ``cuMemAllocManaged``.
+    MemoryError
+        ``CUDA_ERROR_OUT_OF_MEMORY``.
+    InvalidContextError
+        When no context is current.
+    """
     return managed_empty(array.shape, array.dtype, _like_order(array), mem_flags)
 
 
 def managed_zeros_like(array, unsigned int mem_flags=_ATTACH_GLOBAL):
-    """:func:`managed_zeros` with the shape, dtype and order of ``array``."""
+    """:func:`managed_zeros` with the shape, dtype and order of ``array``
+    (PyCUDA's ``managed_zeros_like``).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Gives the shape, dtype and order ('F' when only F-contiguous, else
+        'C').
+    mem_flags : int, optional
+        ``mem_attach_flags.GLOBAL`` (default: any stream may use it) or
+        ``HOST`` (until :meth:`ManagedAllocation.attach`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros in managed memory.
+
+    Raises
+    ------
+    ValueError
+        For other ``mem_flags``.
+    NotSupportedError
+        When the device has no managed memory, or the driver no
+        ``cuMemAllocManaged``.
+    MemoryError
+        ``CUDA_ERROR_OUT_OF_MEMORY``.
+    InvalidContextError
+        When no context is current.
+    """
     a = managed_empty_like(array, mem_flags)
     a.fill(0)
     return a

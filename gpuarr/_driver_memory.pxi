@@ -9,8 +9,15 @@
 _MEMPOOL_INT_ATTRS = (1, 2, 3)
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
+# __init__ embeds no signature of its own, which would come first and hide it.
 cdef class MemoryPool:
-    """A stream-ordered memory pool (``CUmemoryPool``).
+    """MemoryPool(device=None, max_size=0)
+--
+
+A stream-ordered memory pool (``CUmemoryPool``).
 
     ``MemoryPool(device=None, max_size=0)`` creates a pool of device memory
     (``cuMemPoolCreate``), destroyed when this object and every allocation
@@ -32,11 +39,14 @@ cdef class MemoryPool:
         When ``device`` is not a :class:`Device`.
     NotSupportedError
         When the driver has no ``cuMemPoolCreate`` (CUDA 11.2).
+    InvalidContextError
+        When ``device`` is None and no context is current.
     """
     cdef CUmemoryPool pool
     cdef readonly object device
     cdef bint owned
 
+    @cython.embedsignature(False)
     def __init__(self, device=None, size_t max_size=0):
         if device is None:
             device = _current_context().device
@@ -210,6 +220,13 @@ def mem_alloc(size_t nbytes):
     """Allocate ``nbytes`` of device memory in the current context
     (``cuMemAlloc``).
 
+    PyCUDA's ``mem_alloc``, except that 0 bytes are allowed.
+
+    Parameters
+    ----------
+    nbytes : int
+        Bytes to allocate.
+
     Returns
     -------
     DeviceAllocation
@@ -240,10 +257,29 @@ def mem_alloc_async(size_t nbytes, Stream stream=None):
     The memory may be used in ``stream`` (and, after synchronization, anywhere)
     and is freed with ``cuMemFreeAsync`` on the same stream when it dies.
 
+    Parameters
+    ----------
+    nbytes : int
+        Bytes to allocate; 0 gives an allocation at address 0.
+    stream : Stream, optional
+        The stream the allocation is ordered on; None (default) is the
+        legacy default stream. The allocation keeps it alive.
+
+    Returns
+    -------
+    DeviceAllocation
+        Usable once ``stream`` reaches the allocation.
+
     Raises
     ------
     NotSupportedError
         When the driver has no stream-ordered allocator.
+    MemoryError
+        ``CUDA_ERROR_OUT_OF_MEMORY``.
+    InvalidContextError
+        When no context is current.
+    TypeError
+        When ``stream`` is not a :class:`Stream` or None.
     """
     cdef CUdeviceptr p = 0
     cdef CUstream s = NULL

@@ -158,6 +158,31 @@ def module_from_buffer(buffer, options=None, message_handler=None):
 
 
 def module_from_file(filename):
-    """Load a cubin, fatbin or PTX file into the current context."""
+    """Load a cubin, fatbin or PTX file into the current context.
+
+    Reads the file and passes its bytes to :func:`module_from_buffer`
+    (``cuModuleLoadDataEx``, with no JIT options); PyCUDA's
+    ``module_from_file``.
+
+    Parameters
+    ----------
+    filename : str or os.PathLike
+        The file to load.
+
+    Returns
+    -------
+    Module
+        The loaded module.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read.
+    LogicError
+        For an image the driver refuses (``CUDA_ERROR_INVALID_IMAGE``,
+        ``CUDA_ERROR_INVALID_PTX``, ...; the JIT log is in the message).
+    InvalidContextError
+        When no context is current.
+    """
     with open(filename, "rb") as f:
         return module_from_buffer(f.read())

@@ -3,12 +3,20 @@
 # Owns: the Stream and Event classes (creation in the current context,
 # synchronization, queries, timing, release in their own context).
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
 cdef class Stream:
-    """A CUDA stream (``cuStreamCreate``) in the current context.
+    """Stream(flags=0, priority=0)
+--
+
+A CUDA stream (``cuStreamCreate``) in the current context.
+
+    PyCUDA's ``Stream``. Released in its own context when the object dies.
 
     Parameters
     ----------
-    flags : int
+    flags : int, optional
         ``stream_flags`` (``NON_BLOCKING`` = 1 does not synchronize with the
         legacy default stream).
     priority : int, optional
@@ -21,6 +29,10 @@ cdef class Stream:
     ------
     TypeError
         When ``priority`` is not an integer.
+    OverflowError
+        For negative ``flags``.
+    InvalidContextError
+        When no context is current.
     """
 
     def __cinit__(self, unsigned int flags=0, priority=0):
@@ -197,12 +209,20 @@ cdef class Stream:
         self.stream = NULL
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
 cdef class Event:
-    """A CUDA event (``cuEventCreate``) in the current context.
+    """Event(flags=0, *, ipc_handle=None)
+--
+
+A CUDA event (``cuEventCreate``) in the current context.
+
+    PyCUDA's ``Event``. Destroyed in its own context when the object dies.
 
     Parameters
     ----------
-    flags : int
+    flags : int, optional
         ``event_flags``: ``BLOCKING_SYNC`` (1; ``synchronize`` sleeps instead
         of spinning), ``DISABLE_TIMING`` (2), ``INTERPROCESS`` (4; needs
         ``DISABLE_TIMING``, for :meth:`ipc_handle`).
@@ -215,6 +235,8 @@ cdef class Event:
     ValueError
         For ``INTERPROCESS`` without ``DISABLE_TIMING`` (the driver's rule),
         or flags given with ``ipc_handle``.
+    InvalidContextError
+        When no context is current.
     """
 
     def __cinit__(self, unsigned int flags=0, *, ipc_handle=None):

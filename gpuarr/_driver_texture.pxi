@@ -207,8 +207,16 @@ cdef int _format_channels(object dtype, object format, object num_channels,
     return 0
 
 
+# The docstring opens with a text signature ("Name(...)", "--", a blank line,
+# unindented) for inspect.signature(), which cannot see a cdef class's
+# constructor: numpydoc and Sphinx check and show its parameters from it.
+# __init__ embeds no signature of its own, which would come first and hide it.
+# One line: Sphinx takes each line of a longer one for a signature of its own.
 cdef class TextureObject(_TexHandle):
-    """A texture object (``cuTexObjectCreate``): sampled, cached reads of an
+    """TextureObject(resource, dtype=None, *, format=None, num_channels=None, nbytes=None, width=None, height=None, pitch=None, address_mode=1, filter_mode=0, normalized_coordinates=False, read_mode=0, border_color=None, srgb=False, max_anisotropy=0, view=None)
+--
+
+A texture object (``cuTexObjectCreate``): sampled, cached reads of an
     :class:`Array`, of linear device memory (``tex1Dfetch``) or of pitched
     2-D device memory (``tex2D``). Kernels take it as a
     ``cudaTextureObject_t`` argument; ``int(tex)`` is that value. The
@@ -223,6 +231,9 @@ cdef class TextureObject(_TexHandle):
     dtype : dtype-like, optional
         Device memory only: the element type (see
         :func:`dtype_to_array_format`); or ``format=`` an ``array_format``.
+    format : array_format, optional
+        Device memory only: the element type as an ``array_format``,
+        instead of ``dtype``.
     num_channels : {1, 2, 4}, optional
         Device memory only: channels per element (default 1).
     nbytes : int, optional
@@ -232,22 +243,24 @@ cdef class TextureObject(_TexHandle):
         Pitched 2-D memory (``CU_RESOURCE_TYPE_PITCH2D``): elements per
         row, rows and the bytes between rows (a multiple of
         ``TEXTURE_PITCH_ALIGNMENT``; :func:`mem_alloc_pitch` gives one).
-    address_mode : address_mode or sequence of up to 3
+    address_mode : address_mode or sequence of up to 3, optional
         Per dimension (one value: all); default ``CLAMP``. ``WRAP`` and
         ``MIRROR`` need ``normalized_coordinates``.
-    filter_mode : filter_mode
+    filter_mode : filter_mode, optional
         ``POINT`` (default) or ``LINEAR`` (interpolated; needs a float
         format, or an 8/16-bit integer format read as ``NORMALIZED_FLOAT``).
-    normalized_coordinates : bool
-        Coordinates in [0, 1) instead of [0, size).
-    read_mode : texture_read_mode
+    normalized_coordinates : bool, optional
+        Coordinates in [0, 1) instead of [0, size); default False.
+    read_mode : texture_read_mode, optional
         ``ELEMENT_TYPE`` (default: integers read as integers) or
         ``NORMALIZED_FLOAT`` (8/16-bit integers read as floats in [0, 1],
         signed ones in [-1, 1]).
-    border_color : 4 floats
+    border_color : sequence of 4 float, optional
         What ``BORDER`` returns outside the texture (default zeros).
-    srgb, max_anisotropy
-        ``CU_TRSF_SRGB``; the anisotropy ratio (0 or 1: off).
+    srgb : bool, optional
+        ``CU_TRSF_SRGB``: read 8-bit data as sRGB; default False.
+    max_anisotropy : int, optional
+        The anisotropy ratio (default 0; 0 or 1: off).
     view : ResourceViewDescriptor, optional
         Array resources only.
 
@@ -264,6 +277,7 @@ cdef class TextureObject(_TexHandle):
         or neither of ``dtype`` and ``format`` for device memory.
     """
 
+    @cython.embedsignature(False)
     def __init__(self, resource, dtype=None, *, format=None, num_channels=None,
                  nbytes=None, width=None, height=None, pitch=None, address_mode=1,
                  filter_mode=0, normalized_coordinates=False, read_mode=0,

@@ -590,6 +590,113 @@ RESOURCE_VIEW_FORMAT = {
 }
 
 
+# Each enumeration's docstring: (the C enum it mirrors, what it is for: a
+# summary line, maybe a paragraph after it); _ENUM_DOC is the whole text.
+_ENUM_DOCS = {
+    "device_attribute": ("CUdevice_attribute", "Device properties, queried "
+                         "with ``cuDeviceGetAttribute`` "
+                         "(:meth:`Device.get_attribute`)."),
+    "function_attribute": ("CUfunction_attribute", "Kernel properties, read "
+                           "with ``cuFuncGetAttribute`` and set with "
+                           "``cuFuncSetAttribute``."),
+    "limit": ("CUlimit", "Context limits of ``cuCtxGetLimit`` / "
+              "``cuCtxSetLimit``."),
+    "func_cache": ("CUfunc_cache", "L1 cache / shared memory configuration "
+                   "preferences."),
+    "ctx_flags": ("CUctx_flags", "Flags of context creation "
+                  "(``cuCtxCreate``)."),
+    "stream_flags": ("CUstream_flags", "Flags of :class:`Stream` "
+                     "(``cuStreamCreate``)."),
+    "event_flags": ("CUevent_flags", "Flags of :class:`Event` "
+                    "(``cuEventCreate``)."),
+    "jit_option": ("CUjit_option", "JIT options of module loading "
+                   "(``cuModuleLoadDataEx``) and linking."),
+    "jit_input_type": ("CUjitInputType", "Kinds of input given to "
+                       "``cuLinkAddData`` / ``cuLinkAddFile`` "
+                       "(:class:`Linker`)."),
+    "pointer_attribute": ("CUpointer_attribute", "Pointer properties, "
+                          "queried with ``cuPointerGetAttribute`` "
+                          "(:func:`pointer_get_attribute`)."),
+    "mem_pool_attribute": ("CUmemPool_attribute", "Memory pool properties "
+                           "of ``cuMemPoolGetAttribute`` / "
+                           "``cuMemPoolSetAttribute`` (:class:`MemoryPool`)."),
+    "memory_type": ("CUmemorytype", "Kinds of memory (PyCUDA's "
+                    "``memory_type``).\n\nThe ``MEMORY_TYPE`` pointer "
+                    "attribute and the sides of a :class:`Memcpy2D` / "
+                    ":class:`Memcpy3D`."),
+    "mem_attach_flags": ("CUmemAttach_flags", "Attachment of managed memory "
+                         "(PyCUDA's ``mem_attach_flags``).\n\nFor "
+                         "``cuMemAllocManaged`` and "
+                         "``cuStreamAttachMemAsync``."),
+    "mem_advice": ("CUmem_advise", "Advice on managed memory given to "
+                   "``cuMemAdvise`` (:func:`mem_advise`)."),
+    "ipc_mem_flags": ("CUipcMem_flags", "Flags of opening an IPC memory "
+                      "handle (``cuIpcOpenMemHandle``; PyCUDA's "
+                      "``ipc_mem_flags``)."),
+    "capture_mode": ("CUstreamCaptureMode", "Modes of stream capture "
+                     "(:meth:`Stream.begin_capture`)."),
+    "capture_status": ("CUstreamCaptureStatus", "States of a stream's "
+                       "capture (:meth:`Stream.get_capture_info_v2`)."),
+    "update_capture_dependencies_flags": (
+        "CUstreamUpdateCaptureDependencies_flags", "Whether nodes are added "
+        "to or replace a capturing stream's dependencies."),
+    "graph_node_type": ("CUgraphNodeType", "Kinds of graph node "
+                        "(:attr:`GraphNode.type`)."),
+    "graph_exec_update_result": ("CUgraphExecUpdateResult", "Why "
+                                 ":meth:`GraphExec.update` refused a graph."),
+    "graph_instantiate_flags": ("CUgraphInstantiate_flags", "Flags of "
+                                ":meth:`Graph.instantiate`."),
+    "graph_debug_dot_flags": ("CUgraphDebugDot_flags", "What "
+                              ":meth:`Graph.debug_dot_print` writes."),
+    "array_format": ("CUarray_format", "Channel types of a CUDA array "
+                     "(PyCUDA's ``array_format`` has the first eight)."),
+    "array3d_flags": ("CUDA_ARRAY3D_*", "Flags of "
+                      ":attr:`ArrayDescriptor3D.flags` (PyCUDA's "
+                      "``array3d_flags``).\n\n``LAYERED`` is also named "
+                      "``ARRAY3D_LAYERED``."),
+    "address_mode": ("CUaddress_mode", "Texture addressing, per "
+                     "dimension, of a :class:`TextureObject`."),
+    "filter_mode": ("CUfilter_mode", "Texture filtering of a "
+                    ":class:`TextureObject`."),
+    "resource_type": ("CUresourcetype", "What a texture or surface object "
+                      "reads."),
+    "texture_read_mode": ("cudaTextureReadMode", "How a texture returns "
+                          "integer data.\n\nThe runtime API's enum; in the "
+                          "driver it is the ``CU_TRSF_READ_AS_INTEGER`` "
+                          "flag."),
+    "resource_view_format": ("CUresourceViewFormat", "Formats of "
+                             ":attr:`ResourceViewDescriptor.format`."),
+    "host_alloc_flags": ("CU_MEMHOSTALLOC_*", "Flags of page-locked host "
+                         "allocation (``cuMemHostAlloc``; "
+                         ":func:`pagelocked_empty`)."),
+    "mem_host_register_flags": ("CU_MEMHOSTREGISTER_*", "Flags of "
+                                ":func:`register_host_memory` "
+                                "(``cuMemHostRegister``)."),
+}
+
+# What every enumeration's docstring says after its summary line.
+_ENUM_DOC = """{summary}
+
+An :class:`enum.IntEnum` mirroring ``{cname}``: the member names are the
+C names without their prefix, the values are the C values, and a member
+passes wherever the driver takes the int.
+
+Parameters
+----------
+value : int
+    Looks up the member of that value: ``{name}({first})`` is
+    ``{name}.{first_name}``.
+names, module, qualname, type, start, boundary : optional
+    :class:`enum.IntEnum`'s functional API, for making a new enumeration;
+    this one has members, so passing ``names`` raises TypeError.
+
+Raises
+------
+ValueError
+    For a ``value`` no member has.
+"""
+
+
 def _make_enums():
     import enum
     made = {}
@@ -628,6 +735,11 @@ def _make_enums():
         "mem_host_register_flags",
         {"PORTABLE": 1, "DEVICEMAP": 2, "IOMEMORY": 4, "READ_ONLY": 8},
         module="gpuarr.driver")
+    for name, cls in made.items():
+        cname, summary = _ENUM_DOCS[name]
+        first = next(iter(cls))
+        cls.__doc__ = _ENUM_DOC.format(summary=summary, cname=cname, name=name,
+                                       first=int(first), first_name=first.name)
     return made
 
 

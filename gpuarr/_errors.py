@@ -17,17 +17,10 @@ RESULT_NAMES = {v: k for k, v in CURESULT.items()}
 class Error(Exception):
     """Root of every error gpuarr raises about the CUDA driver or compiler.
 
-    Attributes
-    ----------
-    code : int or None
-        The ``CUresult`` the driver returned, or None when the error did not
-        come from a driver call.
-    name : str or None
-        The symbolic name of ``code``, such as ``"CUDA_ERROR_INVALID_VALUE"``.
-    description : str or None
-        The driver's own description of ``code`` (``cuGetErrorString``).
-    call : str or None
-        The driver function that failed, such as ``"cuMemAlloc_v2"``.
+    PyCUDA's ``pycuda.driver.Error``. Made by :func:`make_error` for a
+    failing ``CUresult`` (the subclass chosen by :func:`error_class`);
+    pickles with its attributes. Also raised without a ``code`` by
+    gpuarr's own checks (a detached context, a missing driver).
     """
 
     def __init__(self, message, code=None, name=None, description=None,
@@ -93,7 +86,21 @@ class UnsupportedDtypeError(builtins.TypeError, builtins.NotImplementedError):
 
 
 class CompileError(Error):
-    """CUDA C failed to compile.
+    """CUDA C failed to compile (PyCUDA's ``CompileError``).
+
+    Raised by :mod:`gpuarr.compiler`; its ``code``, ``name``,
+    ``description`` and ``call`` are None.
+
+    Parameters
+    ----------
+    message : str
+        The error message (``str(exc)``).
+    log : str, optional
+        The compiler's log; default empty.
+    source : str, optional
+        The source that was compiled.
+    command_line : list of str, optional
+        The nvcc command line, when nvcc was the compiler.
 
     Attributes
     ----------
@@ -103,6 +110,10 @@ class CompileError(Error):
         The source that was compiled, when known.
     command_line : list of str or None
         The nvcc command line, when nvcc was the compiler.
+    stdout : str
+        Always empty (PyCUDA's attribute, kept for code that reads it).
+    stderr : str
+        The same text as ``log`` (PyCUDA's name for the log).
     """
 
     def __init__(self, message, log="", source=None, command_line=None):
@@ -112,6 +123,46 @@ class CompileError(Error):
         self.command_line = command_line
         self.stdout = ""
         self.stderr = log
+
+
+#: The constructor's parameters and the attributes shared by Error and its
+#: driver subclasses, appended to each class's docstring below.
+_ERROR_FIELDS = """
+
+    Parameters
+    ----------
+    message : str
+        The error message (``str(exc)``); for a failed driver call it names
+        the call, the ``CUDA_ERROR_*`` name, the driver's description and
+        any detail (see :func:`make_error`).
+    code : int, optional
+        The ``CUresult`` the driver returned; None (the default) for an
+        error raised by gpuarr's own checks.
+    name : str, optional
+        The ``CUDA_ERROR_*`` name of ``code``.
+    description : str, optional
+        The driver's text for ``code`` (``cuGetErrorString``).
+    call : str, optional
+        The driver function that failed.
+
+    Attributes
+    ----------
+    code : int or None
+        The ``CUresult`` the driver returned, or None when the error did not
+        come from a driver call.
+    name : str or None
+        The symbolic name of ``code``, such as ``"CUDA_ERROR_INVALID_VALUE"``.
+    description : str or None
+        The driver's own description of ``code`` (``cuGetErrorString``).
+    call : str or None
+        The driver function that failed, such as ``"cuMemAlloc_v2"``.
+    """
+
+for _cls in (Error, LogicError, LaunchError, MemoryError, RuntimeError,
+             DriverNotFoundError, InvalidContextError, NotSupportedError):
+    if _cls.__doc__:                    # None under python -OO
+        _cls.__doc__ = _cls.__doc__.rstrip() + _ERROR_FIELDS
+del _cls
 
 
 _LAUNCH = {

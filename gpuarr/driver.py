@@ -70,8 +70,34 @@ from gpuarr._enums import (  # noqa: F401  (arrays and textures)
 
 
 def to_device(ary):
-    """Copy a contiguous numpy array to new device memory; returns the
-    :class:`DeviceAllocation` (PyCUDA's ``to_device``)."""
+    """Copy a contiguous host array to new device memory (PyCUDA's
+    ``to_device``).
+
+    :func:`mem_alloc` of ``ary.nbytes`` bytes, then :func:`memcpy_htod`
+    (``cuMemAlloc``, ``cuMemcpyHtoD``); nothing is copied for an empty
+    array.
+
+    Parameters
+    ----------
+    ary : numpy.ndarray
+        A C- or F-contiguous array (any buffer with ``nbytes``); its bytes
+        are copied as they lie in memory.
+
+    Returns
+    -------
+    DeviceAllocation
+        ``ary.nbytes`` bytes holding a copy of ``ary``'s data (an
+        allocation at address 0 for an empty ``ary``).
+
+    Raises
+    ------
+    MemoryError
+        When the device is out of memory.
+    InvalidContextError
+        When no context is current.
+    ValueError
+        When ``ary`` is not contiguous.
+    """
     alloc = mem_alloc(ary.nbytes)
     if ary.nbytes:
         memcpy_htod(alloc, ary)
@@ -80,7 +106,36 @@ def to_device(ary):
 
 def from_device(devptr, shape, dtype, order="C"):
     """Copy device memory at ``devptr`` into a new numpy array of ``shape``
-    and ``dtype`` (PyCUDA's ``from_device``)."""
+    and ``dtype`` (PyCUDA's ``from_device``).
+
+    :func:`memcpy_dtoh` (``cuMemcpyDtoH``) of the new array's ``nbytes``
+    bytes; nothing is copied for an empty shape.
+
+    Parameters
+    ----------
+    devptr : DeviceAllocation or int
+        The device address: a :class:`DeviceAllocation`, an int, or an
+        object with ``gpudata`` or ``__cuda_array_interface__``.
+    shape : int or tuple of int
+        The new array's shape.
+    dtype : dtype-like
+        The new array's dtype.
+    order : {'C', 'F'}, optional
+        The new array's memory order (default 'C').
+
+    Returns
+    -------
+    numpy.ndarray
+        A new host array of ``shape`` and ``dtype``.
+
+    Raises
+    ------
+    ValueError
+        When the array's bytes exceed ``devptr``'s
+        :class:`DeviceAllocation`.
+    TypeError
+        When ``devptr`` is not a device pointer.
+    """
     import numpy as np
     result = np.empty(shape, dtype, order=order)
     if result.nbytes:
@@ -89,7 +144,30 @@ def from_device(devptr, shape, dtype, order="C"):
 
 
 def from_device_like(devptr, other_ary):
-    """:func:`from_device` with the shape and dtype of ``other_ary``."""
+    """:func:`from_device` with the shape and dtype of ``other_ary``
+    (PyCUDA's ``from_device_like``).
+
+    Parameters
+    ----------
+    devptr : DeviceAllocation or int
+        The device address, as in :func:`from_device`.
+    other_ary : numpy.ndarray or GPUArray
+        Gives the shape and dtype (the result is C-ordered whatever its
+        order).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new C-ordered host array.
+
+    Raises
+    ------
+    ValueError
+        When the array's bytes exceed ``devptr``'s
+        :class:`DeviceAllocation`.
+    TypeError
+        When ``devptr`` is not a device pointer.
+    """
     return from_device(devptr, other_ary.shape, other_ary.dtype)
 
 
@@ -98,11 +176,24 @@ def mem_alloc_like(ary):
     ``mem_alloc_like``): uninitialized device memory the size of ``ary``
     (a numpy array, a GPUArray, anything with ``nbytes``).
 
+    Parameters
+    ----------
+    ary : numpy.ndarray or GPUArray
+        Anything with ``nbytes``; only its size is used.
+
+    Returns
+    -------
+    DeviceAllocation
+        ``ary.nbytes`` bytes of uninitialized device memory; for
+        ``ary.nbytes == 0``, an allocation at address 0, as from
+        :func:`mem_alloc` (``cuMemAlloc`` is not called).
+
     Raises
     ------
-    LogicError
-        For ``ary.nbytes == 0`` (``cuMemAlloc`` refuses zero bytes, as in
-        PyCUDA).
+    MemoryError
+        When the device is out of memory.
+    InvalidContextError
+        When no context is current.
     """
     return mem_alloc(ary.nbytes)
 
@@ -172,7 +263,32 @@ def aligned_empty(shape, dtype=_np.float32, order="C", alignment=4096):
 
 def aligned_zeros(shape, dtype=_np.float32, order="C", alignment=4096):
     """:func:`aligned_empty` filled with zeros (PyCUDA's
-    ``aligned_zeros``)."""
+    ``aligned_zeros``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The array's shape.
+    dtype : dtype-like, optional
+        Default float32.
+    order : {'C', 'F'}, optional
+        Memory order (default 'C').
+    alignment : int, optional
+        The data's alignment in bytes, a power of two (default 4096).
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros, in ordinary (pageable) host memory.
+
+    Raises
+    ------
+    ValueError
+        For a negative dimension, an ``order`` other than 'C'/'F' or an
+        ``alignment`` that is not a positive power of two.
+    TypeError
+        For a non-integer dimension or a dtype numpy does not know.
+    """
     result = aligned_empty(shape, dtype, order, alignment)
     result.fill(0)
     return result
@@ -182,11 +298,24 @@ def aligned_empty_like(array, alignment=4096):
     """:func:`aligned_empty` with the shape, dtype and order of ``array``
     (PyCUDA's ``aligned_empty_like``).
 
+    Parameters
+    ----------
+    array : numpy.ndarray
+        A C- or F-contiguous array giving the shape, dtype and order.
+    alignment : int, optional
+        The data's alignment in bytes, a power of two (default 4096).
+
+    Returns
+    -------
+    numpy.ndarray
+        Uninitialized, in ordinary (pageable) host memory.
+
     Raises
     ------
     ValueError
         When ``array`` is neither C- nor F-contiguous ("could not detect
-        array order", as PyCUDA says).
+        array order", as PyCUDA says), or for an ``alignment`` that is not
+        a positive power of two.
     """
     if array.flags.c_contiguous:
         order = "C"
@@ -198,7 +327,27 @@ def aligned_empty_like(array, alignment=4096):
 
 
 def aligned_zeros_like(array, alignment=4096):
-    """:func:`aligned_empty_like` filled with zeros."""
+    """:func:`aligned_empty_like` filled with zeros (PyCUDA's
+    ``aligned_zeros_like``).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        A C- or F-contiguous array giving the shape, dtype and order.
+    alignment : int, optional
+        The data's alignment in bytes, a power of two (default 4096).
+
+    Returns
+    -------
+    numpy.ndarray
+        Zeros, in ordinary (pageable) host memory.
+
+    Raises
+    ------
+    ValueError
+        When ``array`` is neither C- nor F-contiguous, or for an
+        ``alignment`` that is not a positive power of two.
+    """
     result = aligned_empty_like(array, alignment)
     result.fill(0)
     return result
