@@ -25,7 +25,6 @@ from . import _creation
 from . import _cusolver
 from . import _layout
 from . import _manipulation as _manip
-from . import _matmul
 from . import _rearrange
 from . import _transfer
 from . import _ufunc
@@ -33,9 +32,9 @@ from . import reductions as _rs
 from ._array import GPUArray
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
-           "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
-           "linalg_dtype", "LinAlgError", "SlogdetResult", "EighResult", "QRResult",
-           "SVDResult"]
+           "eigh", "eigvalsh", "linalg_dtype", "prepare", "swap_last",
+           "on_host", "LinAlgError", "SlogdetResult", "EighResult",
+           "QRResult", "SVDResult"]
 
 SlogdetResult = collections.namedtuple("SlogdetResult", "sign logabsdet")
 EighResult = collections.namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -69,7 +68,7 @@ def linalg_dtype(*dtypes):
     return np.result_type(*out)
 
 
-def _prep(a, square=True):
+def prepare(a, square=True):
     a = a if isinstance(a, GPUArray) else _creation.asarray(a)
     if len(a.shape) < 2:
         raise _LinAlgError("%d-dimensional array given. Array must be at "
@@ -116,11 +115,11 @@ def _raise_if(infos, count, message):
         raise _LinAlgError(message)
 
 
-def _swap(x):
+def swap_last(x):
     return _manip.swapaxes(x, -1, -2)
 
 
-def _on_host(fn, shapes_dtypes, *args, **kw):
+def on_host(fn, shapes_dtypes, *args, **kw):
     """numpy's result for empty operands, computed on zeros and copied to
     the device (nothing to factor)."""
     r = fn(*[np.zeros(s, d) for s, d in shapes_dtypes], *args, **kw)
@@ -175,7 +174,7 @@ def solve(a, b):
     ValueError
         When ``b``'s length does not match ``a``'s.
     """
-    a = _prep(a)
+    a = prepare(a)
     b = b if isinstance(b, GPUArray) else _creation.asarray(b)
     dt = linalg_dtype(a.dtype, b.dtype)
     n = a.shape[-1]
@@ -204,7 +203,7 @@ def solve(a, b):
         _cusolver.getrs(dt, n, k, lu.ptr + i * n * n * isz, n,
                         piv.ptr + i * n * 8, x.ptr + i * n * k * isz, n,
                         infos.ptr + 4 * i)
-    r = _transfer.astype(_swap(x), dt, order="C")
+    r = _transfer.astype(swap_last(x), dt, order="C")
     return r.reshape(out_shape)
 
 
@@ -237,7 +236,7 @@ def inv(a):
     TypeError
         For float16 input (unsupported, as in numpy.linalg).
     """
-    a = _prep(a)
+    a = prepare(a)
     dt = linalg_dtype(a.dtype)
     n = a.shape[-1]
     eye = _creation.eye(n, dtype=dt)
@@ -285,10 +284,10 @@ def det(a):
     TypeError
         For float16 input.
     """
-    a = _prep(a)
+    a = prepare(a)
     dt = linalg_dtype(a.dtype)
     if not a.shape[-1] or not a.size:
-        return _on_host(np.linalg.det, [(a.shape, dt)])
+        return on_host(np.linalg.det, [(a.shape, dt)])
     lu, piv, infos, count = _lu(a, dt)
     d = _rs.prod(_lu_diag(lu), axis=-1)
     return _ufunc.multiply(d, _pivot_sign(piv, dt))
@@ -324,10 +323,10 @@ def slogdet(a):
     of ``log|u_ii|`` and ``sign`` the product of ``u_ii / |u_ii|`` times
     the pivots' parity.  Empty matrices are handled by numpy itself.
     """
-    a = _prep(a)
+    a = prepare(a)
     dt = linalg_dtype(a.dtype)
     if not a.shape[-1] or not a.size:
-        return _on_host(np.linalg.slogdet, [(a.shape, dt)])
+        return on_host(np.linalg.slogdet, [(a.shape, dt)])
     lu, piv, infos, count = _lu(a, dt)
     d = _lu_diag(lu)
     mag = abs(d)
@@ -375,7 +374,7 @@ def cholesky(a, /, *, upper=False):
     -----
     cuSOLVER's ``potrf`` (lower factorization), one call per matrix.
     """
-    a = _prep(a)
+    a = prepare(a)
     dt = linalg_dtype(a.dtype)
     if not a.size:
         return _creation.zeros(a.shape, dt)
@@ -391,14 +390,14 @@ def cholesky(a, /, *, upper=False):
                         infos.ptr + 4 * i)
     _raise_if(infos, count, "Matrix is not positive definite")
     if not upper:
-        return _rearrange.tril(_swap(f))
+        return _rearrange.tril(swap_last(f))
     # U = L^H = conj(L^T)
     h = _ufunc.apply("conjugate", (f,)) if dt.kind == "c" else f
     return _rearrange.triu(h)
 
 
 def _eigh(a, UPLO, vectors):
-    a = _prep(a)
+    a = prepare(a)
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     dt = linalg_dtype(a.dtype)
@@ -422,7 +421,7 @@ def _eigh(a, UPLO, vectors):
     if not vectors:
         return w
     v = _ufunc.apply("conjugate", (f,)) if dt.kind == "c" else f
-    return w, _transfer.astype(_swap(v), dt, order="C")
+    return w, _transfer.astype(swap_last(v), dt, order="C")
 
 
 def eigh(a, UPLO="L"):
@@ -502,12 +501,12 @@ def qr(a, mode="reduced"):
     """
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError("Unrecognized mode '%s'" % (mode,))
-    a = _prep(a, square=False)
+    a = prepare(a, square=False)
     dt = linalg_dtype(a.dtype)
     m, n = a.shape[-2:]
     k = min(m, n)
     if not a.size:
-        r = _on_host(np.linalg.qr, [(a.shape, dt)], mode=mode)
+        r = on_host(np.linalg.qr, [(a.shape, dt)], mode=mode)
         return QRResult(*r) if mode in ("reduced", "complete") else r
     # C-ordered with the last axes swapped: each matrix is A itself to
     # cuSOLVER (column-major M x N, leading dimension M)
@@ -523,7 +522,7 @@ def qr(a, mode="reduced"):
         return h, tau
     full = mode == "complete" and m > n
     rows = m if full else k
-    r = _rearrange.triu(_transfer.astype(_swap(h)[..., :rows, :], dt, order="C"))
+    r = _rearrange.triu(_transfer.astype(swap_last(h)[..., :rows, :], dt, order="C"))
     if mode == "r":
         return r
     if full:
@@ -536,8 +535,8 @@ def qr(a, mode="reduced"):
         _cusolver.orgqr(dt, m, cols, k, q.ptr + i * qper, m,
                         tau.ptr + i * k * isz, infos.ptr + 4 * i)
     _raise_if(infos, count, "QR factorization failed")
-    q = _transfer.astype(_swap(q)[..., :, :cols] if full else
-                         _swap(q[..., :cols, :]), dt, order="C")
+    q = _transfer.astype(swap_last(q)[..., :, :cols] if full else
+                         swap_last(q[..., :cols, :]), dt, order="C")
     return QRResult(q, r)
 
 
@@ -570,11 +569,11 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     numpy.linalg.LinAlgError
         "SVD did not converge".
     """
-    a = _prep(a, square=False)
+    a = prepare(a, square=False)
     dt = linalg_dtype(a.dtype)
     rdt = _cusolver.DTYPES[dt][1]
     if not a.size:
-        r = _on_host(np.linalg.svd, [(a.shape, dt)], full_matrices, compute_uv)
+        r = on_host(np.linalg.svd, [(a.shape, dt)], full_matrices, compute_uv)
         return SVDResult(*r) if compute_uv else r
     # values alone: the QR-based gesvd (gesvdj without vectors, given null
     # U and V, made an illegal access with cuSOLVER 12.0 on the H200)
@@ -614,7 +613,7 @@ def _svd_jacobi(a, dt, rdt, full_matrices, compute_uv):
     if not compute_uv:
         return s
     v = _ufunc.apply("conjugate", (vb,)) if dt.kind == "c" else vb
-    return _transfer.astype(_swap(v), dt, order="C"), s, ub
+    return _transfer.astype(swap_last(v), dt, order="C"), s, ub
 
 
 def _svd_qr(a, dt, rdt, full_matrices, compute_uv):
@@ -650,175 +649,5 @@ def _svd_qr(a, dt, rdt, full_matrices, compute_uv):
         return s
     if wide:
         return vb, s, ub
-    return (_transfer.astype(_swap(ub), dt, order="C"), s,
-            _transfer.astype(_swap(vb), dt, order="C"))
-
-
-# ---------------------------------------------------------------------------
-# built on the SVD: pinv, lstsq, matrix_rank, cond
-
-def _ch(x):
-    """The conjugate transpose of each matrix of ``x``."""
-    t = _swap(x)
-    return _ufunc.apply("conjugate", (t,)) if x.dtype.kind == "c" else t
-
-
-def _cutoff_inverse(s, cutoff):
-    """1/s where s > cutoff, else 0 (in s's dtype)."""
-    keep = _ufunc.greater(s, cutoff)
-    return _ufunc.where(keep, _ufunc.true_divide(1, s), 0).astype(s.dtype)
-
-
-def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
-    """Moore-Penrose pseudo-inverse of each matrix (numpy.linalg.pinv),
-    from the SVD: singular values at most ``rcond * max(s)`` count as
-    zero.
-
-    Parameters
-    ----------
-    a : GPUArray, (..., M, N)
-    rcond, rtol : float or GPUArray, optional
-        The relative cutoff (numpy 2's rules: 1e-15 when neither is
-        given, ``max(M, N) * eps`` for ``rtol=None``).
-    hermitian : bool
-        Accepted; see :func:`svd`.
-
-    Returns
-    -------
-    GPUArray, (..., N, M)
-    """
-    a = _prep(a, square=False)
-    dt = linalg_dtype(a.dtype)
-    m, n = a.shape[-2:]
-    if rcond is not None and rtol is not _NOVALUE:
-        raise ValueError("`rtol` and `rcond` can't be both set.")
-    if rcond is not None:
-        rc = rcond
-    elif rtol is _NOVALUE:
-        rc = 1e-15
-    elif rtol is None:
-        rc = max(m, n) * np.finfo(_cusolver.DTYPES[dt][1]).eps
-    else:
-        rc = rtol
-    if not a.size:
-        return _creation.zeros(a.shape[:-2] + (n, m), dt)
-    u, s, vh = svd(a, full_matrices=False)
-    smax = _rs.max(s, axis=-1, keepdims=True)
-    sinv = _cutoff_inverse(s, _ufunc.multiply(rc, smax))
-    scaled = _ufunc.multiply(_manip.expand_dims(sinv, -1), _ch(u))
-    return _matmul.matmul(_ch(vh), scaled)
-
-
-def lstsq(a, b, rcond=None):
-    """Least-squares solution of ``a @ x = b`` (numpy.linalg.lstsq), from
-    the SVD (numpy's LAPACK ``gelsd`` is SVD-based too).
-
-    Parameters
-    ----------
-    a : GPUArray, (M, N)
-    b : GPUArray, (M,) or (M, K)
-    rcond : float, optional
-        Singular values at most ``rcond * max(s)`` count as zero; default
-        ``eps * max(M, N)`` (numpy 2's).
-
-    Returns
-    -------
-    (x, residuals, rank, s)
-        ``x`` (N,) or (N, K); ``residuals`` the squared 2-norms of
-        ``b - a @ x`` per column ((K,), or (1,) for a 1-D ``b``) when
-        ``rank == N < M``, else empty; ``rank`` an int (read back); ``s``
-        the singular values.
-
-    Raises
-    ------
-    numpy.linalg.LinAlgError
-        For ``a`` or ``b`` that are not 2-D / 1-D as numpy requires, or
-        lengths that differ.
-    """
-    a = _prep(a, square=False)
-    b = b if isinstance(b, GPUArray) else _creation.asarray(b)
-    if len(a.shape) != 2:
-        raise _LinAlgError("%d-dimensional array given. Array must be "
-                           "two-dimensional" % len(a.shape))
-    if len(b.shape) not in (1, 2):
-        raise _LinAlgError("%d-dimensional array given. Array must be one or "
-                           "two-dimensional" % len(b.shape))
-    m, n = a.shape
-    if b.shape[0] != m:
-        raise _LinAlgError("Incompatible dimensions")
-    dt = linalg_dtype(a.dtype, b.dtype)
-    rdt = _cusolver.DTYPES[dt][1]
-    vec = len(b.shape) == 1
-    b2 = b.reshape(m, 1) if vec else b
-    if not a.size or not b2.size:
-        return _on_host(np.linalg.lstsq, [(a.shape, dt), (b.shape, dt)],
-                        rcond=rcond)
-    if rcond is None:
-        rcond = np.finfo(rdt).eps * max(m, n)
-    u, s, vh = svd(a.astype(dt), full_matrices=False)
-    cut = _ufunc.multiply(rcond, _rs.max(s))
-    sinv = _cutoff_inverse(s, cut)
-    rank = int(_rs.count_nonzero(_ufunc.greater(s, cut)).get())
-    uhb = _matmul.matmul(_ch(u), b2.astype(dt))
-    x = _matmul.matmul(_ch(vh), _ufunc.multiply(_manip.expand_dims(sinv, -1), uhb))
-    if rank == n and m > n:
-        res = _matmul.matmul(a.astype(dt), x)
-        d = abs(_ufunc.subtract(b2.astype(dt), res))
-        resid = _rs.sum(_ufunc.multiply(d, d), axis=0)
-    else:
-        resid = _creation.empty_c((0,), rdt)
-    return (x.reshape(n) if vec else x), resid, rank, s
-
-
-def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
-    """Rank of each matrix (numpy.linalg.matrix_rank): singular values
-    above ``tol`` (default ``max(s) * max(M, N) * eps``, or ``rtol *
-    max(s)``); for fewer than 2 dimensions, 1 unless every element is 0.
-
-    The singular values come from :func:`svd` with ``compute_uv=False``
-    (cuSOLVER's ``gesvd``); the count stays on the device.
-
-    Parameters
-    ----------
-    A : GPUArray or array_like, (..., M, N)
-        Copied to the device first when it is not a GPUArray.
-    tol : float or GPUArray, optional
-        The absolute threshold; a GPUArray of shape ``A.shape[:-2]``
-        gives one per matrix.
-    hermitian : bool
-        Accepted for numpy's signature; the general SVD is computed
-        either way.
-    rtol : float, optional
-        The threshold relative to ``max(s)`` (numpy 2), used when ``tol``
-        is None.
-
-    Returns
-    -------
-    GPUArray
-        int64 of shape ``A.shape[:-2]`` (0-d for one matrix).
-
-    Raises
-    ------
-    ValueError
-        When both ``tol`` and ``rtol`` are given.
-    numpy.linalg.LinAlgError
-        "SVD did not converge".
-    TypeError
-        For float16 input.
-    """
-    A = A if isinstance(A, GPUArray) else _creation.asarray(A)
-    if len(A.shape) < 2:
-        return _rs.any(_ufunc.not_equal(A, 0)).astype(_I64)
-    if tol is not None and rtol is not None:
-        raise ValueError("`tol` and `rtol` can't be both set.")
-    s = svd(A, compute_uv=False)
-    m, n = A.shape[-2:]
-    if not s.size or not s.shape[-1]:
-        return _creation.zeros(A.shape[:-2], _I64)
-    smax = _rs.max(s, axis=-1, keepdims=True)
-    if tol is None:
-        rel = rtol if rtol is not None else max(m, n) * np.finfo(s.dtype).eps
-        tol = _ufunc.multiply(smax, rel)
-    elif isinstance(tol, GPUArray):
-        tol = _manip.expand_dims(tol, -1)
-    return _rs.count_nonzero(_ufunc.greater(s, tol), axis=-1).astype(_I64)
+    return (_transfer.astype(swap_last(ub), dt, order="C"), s,
+            _transfer.astype(swap_last(vb), dt, order="C"))

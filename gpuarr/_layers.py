@@ -108,6 +108,8 @@ LAYERS = {
     "gpuarr._fusedkernels": (4, "launching fused programs through the "
                                 "elementwise planner"),
     "gpuarr._array": (5, "the GPUArray class: attributes, views, operators"),
+    "gpuarr._arraytypes": (5, "for type checkers only: GPUArray's slots and "
+                              "generated methods"),
     "gpuarr._creation": (5, "new arrays: empty, zeros, to_gpu, asarray, ..."),
     "gpuarr._transfer": (5, "get/set, copy, astype, fill, assignment"),
     "gpuarr._ufunc": (5, "elementwise dispatch: promotion, broadcasting, "
@@ -134,7 +136,8 @@ LAYERS = {
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "
                           "integer kernel, transposed views without copies"),
     "gpuarr._decomp": (5, "numpy.linalg's solvers and factorizations on "
-                          "cuSOLVER; lstsq, pinv, matrix_rank"),
+                          "cuSOLVER"),
+    "gpuarr._svdsolve": (5, "pinv, lstsq, matrix_rank (built on the SVD)"),
     "gpuarr._contract": (5, "einsum, outer, kron, multi_dot, matrix_power"),
     "gpuarr._nanstats": (5, "nanmean, nanvar, nanstd, nanprod, nanargmax, "
                             "nanargmin"),
@@ -145,7 +148,14 @@ LAYERS = {
     "gpuarr._maskedreduce": (5, "the reductions' where= and initial= "
                                 "(fused masked reductions)"),
     "gpuarr._covariance": (5, "average, cov, corrcoef"),
-    "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods)"),
+    "gpuarr._reducecore": (5, "the reductions' machinery: axes, numpy's "
+                              "result dtypes, targets, empty inputs, the "
+                              "cached full-reduction launch"),
+    "gpuarr.reductions": (5, "numpy's reductions (the sum, max, ... methods): "
+                             "sums, products, moments; exports the rest"),
+    "gpuarr._extrema": (5, "max, min, nanmax, nanmin, ptp, argmax, argmin, "
+                           "any, all"),
+    "gpuarr._dots": (5, "dot, inner, vdot in one fused pass"),
     "gpuarr.cumulative": (5, "cumsum and cumprod (the methods too)"),
     "gpuarr._pyreduce": (5, "PyCUDA's gpuarray reductions by PyCUDA's "
                             "signatures; subset_sum, subset_dot, ..."),

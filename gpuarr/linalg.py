@@ -7,8 +7,8 @@ switch :class:`allow_tf32` / :func:`tf32_allowed` of float32 products;
 numpy.linalg's solvers and factorizations on cuSOLVER (:func:`solve`,
 :func:`inv`, :func:`det`, :func:`slogdet`, :func:`cholesky`, :func:`qr`,
 :func:`svd`, :func:`eigh`, :func:`eigvalsh`, :func:`lstsq`, :func:`pinv`,
-:func:`matrix_rank`, from :mod:`gpuarr._decomp`) and :func:`cond` and the
-matrix norms here."""
+:func:`matrix_rank`, from :mod:`gpuarr._decomp` and
+:mod:`gpuarr._svdsolve`) and :func:`cond` and the matrix norms here."""
 
 import operator
 
@@ -21,8 +21,9 @@ from . import reduction as _red
 from . import reductions as _rs
 from ._blas import allow_tf32, tf32_allowed
 from ._contract import matrix_power, multi_dot, outer
-from ._decomp import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq,
-                      matrix_rank, pinv, qr, slogdet, solve, svd)
+from ._decomp import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, qr,
+                      slogdet, solve, svd)
+from ._svdsolve import lstsq, matrix_rank, pinv
 from ._matmul import matmul, tensordot
 from .reductions import dot, vdot, inner
 

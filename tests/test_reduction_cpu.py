@@ -14,6 +14,7 @@ from gpuarr import driver as drv
 from gpuarr import _reduction_plan as RP
 from gpuarr import reduction as R
 from gpuarr import reductions as RS
+from gpuarr import _dots
 
 DTYPES = _dtypes.SUPPORTED
 
@@ -100,9 +101,9 @@ def test_sum_dtype_table_spot_checks():
 @pytest.mark.parametrize("d2", ["?", "i1", "f4", "c16"])
 def test_dot_dtype(d1, d2):
     want = np.dot(np.ones(2, d1), np.ones(2, d2)).dtype
-    assert RS._dot_dtype("dot", np.dot, np.dtype(d1), np.dtype(d2)) == want
+    assert _dots._dot_dtype("dot", np.dot, np.dtype(d1), np.dtype(d2)) == want
     want = np.vdot(np.ones(2, d1), np.ones(2, d2)).dtype
-    assert RS._dot_dtype("vdot", np.vdot, np.dtype(d1), np.dtype(d2)) == want
+    assert _dots._dot_dtype("vdot", np.vdot, np.dtype(d1), np.dtype(d2)) == want
 
 
 # ---------------------------------------------------------------------------
