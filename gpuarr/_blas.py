@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _cublas
 from . import _percontext
+from . import driver as _drv
 from . import _toolchain
 from . import tools as _tools
 from ._errors import RuntimeError as _GpuarrRuntimeError
@@ -179,7 +180,7 @@ class _Handle:
     def use(self, stream):
         """Point the handle at ``stream`` (None: the legacy default
         stream) and that stream's workspace; call with the lock held."""
-        key = 0 if stream is None else stream.handle
+        key = _drv.stream_handle(stream)     # any library's stream, None: 0
         if key == self.stream:
             return
         ent = self.ws.get(key)
