@@ -83,8 +83,6 @@ _MAX_STREAM_WS = 8
 _WHEEL_LIBS = (("cu13", "libcublas.so.13"), ("cublas", "libcublas.so.12"))
 _SONAMES = ("libcublas.so.13", "libcublas.so.12", "libcublas.so")
 
-_lock = threading.Lock()
-_memo = {}
 _tf32 = contextvars.ContextVar("gpuarr_allow_tf32", default=False)
 
 
@@ -110,8 +108,7 @@ class CublasError(_GpuarrRuntimeError):
 def reset():
     """Forget the paths looked at (tests change the environment); a loaded
     library stays mapped."""
-    with _lock:
-        _memo.clear()
+    _library.reset()
 
 
 def candidates():
@@ -125,8 +122,22 @@ def candidates():
     return _toolchain.library_candidates(_WHEEL_LIBS, _SONAMES)
 
 
+def _search():
+    return candidates(), _SONAMES
+
+
+_library = _toolchain.RuntimeLibrary(
+    "cuBLAS", "libcublas.so.13", "nvidia-cublas", _search,
+    _cublas.open_library, CublasNotFoundError, LIBRARY_HINT,
+    setup=lambda opened, path: path)
+
+
 def load():
     """Open ``libcublas`` once; return the path (or soname) opened.
+
+    Returns
+    -------
+    str
 
     Raises
     ------
@@ -134,24 +145,7 @@ def load():
         When no library is found or none loads (the message names the
         package and says why a found one did not load).
     """
-    path = _memo.get("path")
-    if path is not None:
-        return path
-    with _lock:
-        path = _memo.get("path")
-        if path is not None:
-            return path
-        try:
-            _, path = _toolchain.open_first(candidates(), _SONAMES,
-                                            _cublas.open_library)
-        except LookupError as exc:
-            raise CublasNotFoundError(
-                "the cuBLAS library (libcublas.so.13) was not found in the "
-                "nvidia-cublas wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s; %s"
-                % (exc, LIBRARY_HINT)) from None
-        _memo["path"] = path
-        return path
+    return _library.load()
 
 
 def check(status, call):

@@ -80,6 +80,7 @@ def reset():
     :func:`gpuarr._toolchain.reset` clears."""
     with _lock:
         _memo.clear()
+    _library.reset()
 
 
 def _toolkit_roots():
@@ -108,8 +109,40 @@ def candidates():
     return out
 
 
+def _search():
+    return candidates(), _SONAMES
+
+
+def _declare(lib, path):
+    import ctypes
+    ptr = ctypes.POINTER(ctypes.c_void_p)
+    for name, args in (("curandGetVersion", (ctypes.POINTER(ctypes.c_int),)),
+                       ("curandGetDirectionVectors32", (ptr, ctypes.c_int)),
+                       ("curandGetDirectionVectors64", (ptr, ctypes.c_int)),
+                       ("curandGetScrambleConstants32", (ptr,)),
+                       ("curandGetScrambleConstants64", (ptr,))):
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = ctypes.c_int
+    return lib
+
+
+def _open(path):
+    import ctypes
+    return ctypes.CDLL(path)
+
+
+_library = _toolchain.RuntimeLibrary(
+    "cuRAND", "libcurand.so.10", "nvidia-curand", _search, _open,
+    CurandNotFoundError, LIBRARY_HINT, setup=_declare)
+
+
 def load():
     """The loaded ``libcurand`` (a :class:`ctypes.CDLL`), loaded once.
+
+    Returns
+    -------
+    ctypes.CDLL
 
     Raises
     ------
@@ -117,33 +150,7 @@ def load():
         When no library is found or none loads (the message says which
         package to install, and why a found one did not load).
     """
-    lib = _memo.get("lib")
-    if lib is not None:
-        return lib
-    import ctypes
-    with _lock:
-        lib = _memo.get("lib")
-        if lib is not None:
-            return lib
-        try:
-            lib, _ = _toolchain.open_first(candidates(), _SONAMES, ctypes.CDLL)
-        except LookupError as exc:
-            raise CurandNotFoundError(
-                "the cuRAND library (libcurand.so.10) was not found in the "
-                "nvidia-curand wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s; %s"
-                % (exc, LIBRARY_HINT)) from None
-        ptr = ctypes.POINTER(ctypes.c_void_p)
-        for name, args in (("curandGetVersion", (ctypes.POINTER(ctypes.c_int),)),
-                           ("curandGetDirectionVectors32", (ptr, ctypes.c_int)),
-                           ("curandGetDirectionVectors64", (ptr, ctypes.c_int)),
-                           ("curandGetScrambleConstants32", (ptr,)),
-                           ("curandGetScrambleConstants64", (ptr,))):
-            fn = getattr(lib, name)
-            fn.argtypes = args
-            fn.restype = ctypes.c_int
-        _memo["lib"] = lib
-        return lib
+    return _library.load()
 
 
 def _check(status, call):

@@ -74,8 +74,6 @@ _REAL_TYPE = {0: 0, 1: 1, 4: 0, 5: 1}
 _WHEEL_LIBS = (("cu13", "libcusolver.so.12"), ("cusolver", "libcusolver.so.11"))
 _SONAMES = ("libcusolver.so.12", "libcusolver.so.11", "libcusolver.so")
 
-_lock = threading.Lock()
-_memo = {}
 
 _vp, _i64, _i32, _sz = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_size_t
 _psz = ctypes.POINTER(ctypes.c_size_t)
@@ -140,8 +138,7 @@ class CusolverError(_GpuarrRuntimeError):
 
 def reset():
     """Forget the library found (tests change the environment)."""
-    with _lock:
-        _memo.clear()
+    _library.reset()
 
 
 def candidates():
@@ -150,8 +147,29 @@ def candidates():
     return _toolchain.library_candidates(_WHEEL_LIBS, _SONAMES)
 
 
+def _search():
+    return candidates(), _SONAMES
+
+
+def _declare(lib, path):
+    for name, args in _SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = ctypes.c_int
+    return lib
+
+
+_library = _toolchain.RuntimeLibrary(
+    "cuSOLVER", "libcusolver.so.12", "nvidia-cusolver", _search, ctypes.CDLL,
+    CusolverNotFoundError, LIBRARY_HINT, setup=_declare)
+
+
 def load():
     """The loaded ``libcusolver`` (a :class:`ctypes.CDLL`), loaded once.
+
+    Returns
+    -------
+    ctypes.CDLL
 
     Raises
     ------
@@ -159,27 +177,7 @@ def load():
         When no library is found or none loads (the message names the
         package and says why a found one did not load).
     """
-    lib = _memo.get("lib")
-    if lib is not None:
-        return lib
-    with _lock:
-        lib = _memo.get("lib")
-        if lib is not None:
-            return lib
-        try:
-            lib, _ = _toolchain.open_first(candidates(), _SONAMES, ctypes.CDLL)
-        except LookupError as exc:
-            raise CusolverNotFoundError(
-                "the cuSOLVER library (libcusolver.so.12) was not found in the "
-                "nvidia-cusolver wheel, $CUDA_PATH/lib64, $CUDA_HOME/lib64, "
-                "/usr/local/cuda/lib64 or the loader's path%s; %s"
-                % (exc, LIBRARY_HINT)) from None
-        for name, args in _SIGNATURES.items():
-            fn = getattr(lib, name)
-            fn.argtypes = args
-            fn.restype = ctypes.c_int
-        _memo["lib"] = lib
-        return lib
+    return _library.load()
 
 
 def _check(status, call):
@@ -218,7 +216,7 @@ class _Handle:
         params = getattr(self, "params", 0)
         jacobi = getattr(self, "jacobi", 0)
         if ptr:
-            lib = _memo.get("lib")
+            lib = _library.loaded()
 
             def release():
                 if params:

@@ -10,6 +10,7 @@ as a subprocess in a temporary directory (:func:`run_nvcc`).
 
 import os
 import re
+import threading
 
 from . import _config, _nvrtc
 from ._errors import CompileError
@@ -22,7 +23,7 @@ __all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
            "mark_broken",
            "find_compiler", "listing", "HEADER_PACKAGES", "missing_headers",
            "header_package", "hints", "compile_error", "warn", "keep_dir",
-           "run_nvcc"]
+           "run_nvcc", "library_candidates", "open_first", "RuntimeLibrary"]
 
 #: The file name compilers see; error messages refer to it.
 PROGRAM_NAME = "kernel.cu"
@@ -137,6 +138,85 @@ def open_first(paths, sonames, opener):
     why = "; found but not loadable: " + "; ".join(failures) if failures else ""
     raise LookupError("%s (the loader said: %s)" % (why, "; ".join(loader)))
 
+
+
+class RuntimeLibrary:
+    """An NVIDIA run-time library (cuBLAS, cuSOLVER, cuRAND) opened once,
+    at its first use, by whichever thread comes first: :func:`open_first`
+    under a double-checked lock, and one not-found message for all of them.
+
+    Parameters
+    ----------
+    title : str
+        The library's name in messages (``"cuBLAS"``).
+    soname : str
+        The soname messages name (``"libcublas.so.13"``).
+    wheel : str
+        The NVIDIA wheel that provides it (``"nvidia-cublas"``).
+    search : callable
+        ``search() -> (paths, sonames)``, called at each attempt (so that
+        what the module's ``candidates`` and ``_SONAMES`` say then counts).
+    opener : callable
+        ``opener(path) -> object``, raising OSError when it cannot load.
+    error : type
+        The exception class raised when nothing loads.
+    hint : str
+        The install advice appended to the message.
+    setup : callable, optional
+        ``setup(opened, path) -> value``: what :meth:`load` returns (run
+        once, under the lock; default the opened object itself).
+    """
+
+    def __init__(self, title, soname, wheel, search, opener, error, hint,
+                 setup=None):
+        self._title, self._soname, self._wheel = title, soname, wheel
+        self._search, self._opener, self._error = search, opener, error
+        self._hint, self._setup = hint, setup
+        self._lock = threading.Lock()
+        self._value = None
+
+    def load(self):
+        """The library's value (see ``setup``), opened on the first call.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        Exception
+            ``error``, naming the places looked in, why a found file did
+            not load, and the wheel to install.
+        """
+        value = self._value
+        if value is not None:
+            return value
+        with self._lock:
+            if self._value is None:
+                paths, sonames = self._search()
+                try:
+                    opened, path = open_first(paths, sonames, self._opener)
+                except LookupError as exc:
+                    raise self._error(
+                        "the %s library (%s) was not found in the %s wheel, "
+                        "$CUDA_PATH/lib64, $CUDA_HOME/lib64, "
+                        "/usr/local/cuda/lib64 or the loader's path%s; %s"
+                        % (self._title, self._soname, self._wheel, exc,
+                           self._hint)) from None
+                self._value = (opened if self._setup is None
+                               else self._setup(opened, path))
+            return self._value
+
+    def loaded(self):
+        """The value if the library was loaded, else None (no attempt)."""
+        return self._value
+
+    def reset(self):
+        """Forget what was loaded, so that the next :meth:`load` searches
+        again (tests change the environment); a loaded library stays
+        mapped in the process."""
+        with self._lock:
+            self._value = None
 
 #: Include directories of NVIDIA's header wheels under ``nvidia/``: the
 #: CUDA 13 wheels share ``cu13/include`` (CCCL in ``cu13/include/cccl``);
