@@ -15,6 +15,7 @@ from . import _layout, _ufunc
 from . import reduction as _red
 from ._reducecore import as_array, normalize_axes, reduction_target
 from ._reducecore import (numpy_empty as _numpy_empty,
+                          shared_doc as _shared_doc,
                           reduce_array as _reduce, special as _special)
 
 __all__ = ["max", "min", "amax", "amin", "nanmax", "nanmin", "ptp",
@@ -29,6 +30,7 @@ _I8 = np.dtype(np.int64)
 # extrema
 
 
+@_shared_doc
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
     """Maximum (``numpy.max``, also ``amax``); NaN propagates.
@@ -38,19 +40,10 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), taken into each extremum; also the
         value of an empty reduction, which it then allows.
@@ -86,6 +79,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
                    a.dtype, {"axis": axis, "keepdims": keepdims})
 
 
+@_shared_doc
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
         where=_NoValue):
     """Minimum (``numpy.min``, also ``amin``); NaN propagates.
@@ -94,19 +88,10 @@ def min(a, axis=None, out=None, keepdims=False, initial=_NoValue,  # noqa: A001
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), taken into each extremum; also the
         value of an empty reduction, which it then allows.
@@ -145,6 +130,7 @@ amax = max
 amin = min
 
 
+@_shared_doc
 def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
     """Maximum ignoring NaN (``numpy.nanmax``).
@@ -154,19 +140,10 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), taken into each extremum; also the
         value of an empty reduction, which it then allows.
@@ -200,25 +177,17 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
 
 
+@_shared_doc
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
     """Minimum ignoring NaN (``numpy.nanmin``); see :func:`nanmax`.
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), taken into each extremum; also the
         value of an empty reduction, which it then allows.
@@ -252,6 +221,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue,
                    a.dtype, a.dtype, {"axis": axis, "keepdims": keepdims})
 
 
+@_shared_doc
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range of values, ``max - min`` (``numpy.ptp``).
 
@@ -261,19 +231,10 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
 
     Returns
     -------
@@ -330,6 +291,7 @@ def _arg(op, fn, a, axis, out, keepdims):
     return ret
 
 
+@_shared_doc
 def argmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the first maximum (``numpy.argmax``).
 
@@ -338,9 +300,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
+    $OPERAND
     axis : int, optional
         The axis searched; None (the default) searches the flattened array.
     out : GPUArray of int64, optional
@@ -367,6 +327,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
     return _arg("argmax", np.argmax, a, axis, out, keepdims)
 
 
+@_shared_doc
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the first minimum (``numpy.argmin``); see :func:`argmax`.
 
@@ -374,9 +335,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
+    $OPERAND
     axis : int, optional
         The axis searched; None (the default) searches the flattened array.
     out : GPUArray of int64, optional
@@ -407,6 +366,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 # logical
 
 
+@_shared_doc
 def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether any element is non-zero (``numpy.any``); bool result.
 
@@ -414,19 +374,10 @@ def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     where : bool GPUArray or array_like, optional
         The mask (numpy's): only the elements where it is True take part; it
         broadcasts to ``a``'s shape.  One fused kernel of
@@ -439,15 +390,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
         0-d for a full reduction; ``out`` when given (converted to its
         dtype).
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
     """
     r = _special("any", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:
@@ -456,6 +399,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
                    _B, {"axis": axis, "keepdims": keepdims})
 
 
+@_shared_doc
 def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
     """Whether every element is non-zero (``numpy.all``); bool result.
 
@@ -463,19 +407,10 @@ def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $OUT
+    $KEEPDIMS
     where : bool GPUArray or array_like, optional
         The mask (numpy's): only the elements where it is True take part; it
         broadcasts to ``a``'s shape.  One fused kernel of
@@ -488,15 +423,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
         0-d for a full reduction; ``out`` when given (converted to its
         dtype).
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
     """
     r = _special("all", a, axis, None, out, keepdims, _NoValue, where)
     if r is not None:

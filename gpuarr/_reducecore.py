@@ -32,6 +32,67 @@ _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)
 
 
+#: Pieces the reductions' docstrings share, put in by :func:`shared_doc`
+#: where a docstring line is ``$NAME`` alone (indented as the piece goes).
+DOC_PIECES = {
+    "OPERAND": """a : GPUArray or array_like
+    The operand; anything else than a GPUArray goes through
+    :func:`gpuarr.asarray` (a host copy).""",
+    "AXIS": """axis : None, int or tuple of ints, optional
+    Axes reduced over; None (the default) reduces every axis.  Negative
+    axes count from the end.""",
+    "KEEPDIMS": """keepdims : bool, optional
+    Keep the reduced axes with length 1, so the result broadcasts
+    against ``a``.""",
+    "OUT": """out : GPUArray, optional
+    Receives the result: the result's shape (``keepdims`` included); the
+    values are converted to its dtype (numpy's unsafe casting of
+    reductions), and it is returned.""",
+    "RAISES": """Raises
+------
+numpy.exceptions.AxisError
+    For an axis out of range.
+ValueError
+    For a repeated axis, or an ``out`` of the wrong shape (numpy's
+    messages).
+TypeError
+    For a non-integer axis or an ``out`` that is no GPUArray.""",
+}
+
+
+def shared_doc(fn):
+    """Decorator: put :data:`DOC_PIECES` into ``fn``'s docstring.
+
+    Parameters
+    ----------
+    fn : function
+        Its docstring's lines that are ``$NAME`` alone become the piece
+        ``NAME``, indented as the line was (nothing happens under
+        ``python -OO``, which drops docstrings).
+
+    Returns
+    -------
+    function
+        ``fn`` itself.
+
+    Raises
+    ------
+    KeyError
+        For a ``$NAME`` line naming no piece.
+    """
+    if fn.__doc__:
+        lines = []
+        for line in fn.__doc__.split("\n"):
+            key = line.strip()
+            if key.startswith("$") and key[1:].isupper():
+                indent = line[:len(line) - len(line.lstrip())]
+                lines += [indent + piece if piece else piece
+                          for piece in DOC_PIECES[key[1:]].split("\n")]
+            else:
+                lines.append(line)
+        fn.__doc__ = "\n".join(lines)
+    return fn
+
 def _factory(shape, dtype):
     return _creation.empty_c(tuple(shape), _dtypes.canonical(dtype))
 

@@ -38,7 +38,8 @@ from . import _reducecore
 from ._reducecore import (
     full_entry as _full_entry, launch_full as _launch_full,
     np_dtype as _np_dtype, numpy_empty as _numpy_empty,
-    reduce_array as _reduce, special as _special, state as _state)
+    reduce_array as _reduce, shared_doc as _shared_doc, special as _special,
+    state as _state)
 
 __all__ = ["mean_dtype", "sum", "prod", "min", "max", "amin", "amax", "mean",
            "var", "std", "dot", "vdot", "inner", "argmin", "argmax", "any",
@@ -61,29 +62,21 @@ _F8 = np.dtype(np.float64)
 # sums and products
 
 
+@_shared_doc
 def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
         initial=_NoValue, where=_NoValue):
     """Sum of array elements over the given axes (``numpy.sum``).
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         Accumulator and result dtype.  Default numpy's: the platform
         integer (int64) for smaller signed integers and bool, uint64 for
         smaller unsigned ones, otherwise ``a.dtype``.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), added to each sum (cast to the result
         dtype); also the value of an empty sum.
@@ -101,15 +94,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
         accumulated in 64 bits and wrap to the result dtype.  ``out`` when
         given.
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
         Also for ``where=``/``initial=`` inside a function
         :func:`gpuarr.fuse` traces.
     """
@@ -135,27 +120,19 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
                    {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
+@_shared_doc
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
            initial=_NoValue, where=_NoValue):
     """Sum treating NaN as zero (``numpy.nansum``); dtypes as :func:`sum`.
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         Accumulator and result dtype; default as :func:`sum`.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), added to each sum.
     where : bool GPUArray or array_like, optional
@@ -169,15 +146,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
         The sums of the non-NaN elements (0 for an all-NaN slice), 0-d for
         a full reduction; ``out`` when given.
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
     """
     r = _special("nansum", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
@@ -187,6 +156,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False,
                    res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
+@_shared_doc
 def prod(a, axis=None, dtype=None, out=None, keepdims=False,
          initial=_NoValue, where=_NoValue):
     """Product of array elements (``numpy.prod``); dtypes as :func:`sum`.
@@ -195,22 +165,13 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         Accumulator and result dtype; default as :func:`sum` (int64 for
         smaller signed integers and bool, uint64 for smaller unsigned ones).
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OUT
+    $KEEPDIMS
     initial : scalar, optional
         The starting value (numpy's), multiplied into each product; also the
         value of an empty product (default 1).
@@ -224,15 +185,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
     GPUArray
         0-d for a full reduction; ``out`` when given.
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
     """
     r = _special("prod", a, axis, dtype, out, keepdims, initial, where)
     if r is not None:
@@ -242,20 +195,15 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False,
                    res, {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
+@_shared_doc
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of non-zero elements (``numpy.count_nonzero``).
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OPERAND
+    $AXIS
+    $KEEPDIMS
 
     Returns
     -------
@@ -271,6 +219,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
                    keepdims, _I8, _I8, {"axis": axis, "keepdims": keepdims})
 
 
+@_shared_doc
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
          where=_NoValue):
     """Arithmetic mean (``numpy.mean``).
@@ -282,22 +231,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         Accumulator and result dtype; default float64 for bool and
         integers, ``a.dtype`` for inexact dtypes.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $OUT
+    $KEEPDIMS
     where : bool GPUArray or array_like, optional
         The mask (numpy's): only the elements where it is True take part; it
         broadcasts to ``a``'s shape.  One fused kernel of
@@ -308,15 +248,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
     GPUArray
         Of the dtype above, 0-d for a full reduction; ``out`` when given.
 
-    Raises
-    ------
-    numpy.exceptions.AxisError
-        For an axis out of range.
-    ValueError
-        For a repeated axis, or an ``out`` of the wrong shape (numpy's
-        messages).
-    TypeError
-        For a non-integer axis or an ``out`` that is no GPUArray.
+    $RAISES
     """
     r = _special("mean", a, axis, dtype, out, keepdims, _NoValue, where)
     if r is not None:
@@ -353,6 +285,7 @@ def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
     return ret
 
 
+@_shared_doc
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         where=_NoValue, mean=_NoValue, correction=_NoValue):
     """Variance (``numpy.var``): ``sum(|x - mean|**2) / (n - ddof)``.
@@ -363,24 +296,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         The dtype the mean and deviations are computed in; default float64
         for bool and integers, ``a.dtype`` otherwise.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
+    $OUT
     ddof : int, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (default 0).
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $KEEPDIMS
     where : bool GPUArray or array_like, optional
         The mask (numpy's): only the elements where it is True take part; it
         broadcasts to ``a``'s shape.  One fused kernel of
@@ -421,30 +345,22 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     return _var("var", np.var, a, axis, dtype, out, ddof, keepdims)
 
 
+@_shared_doc
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         where=_NoValue, mean=_NoValue, correction=_NoValue):
     """Standard deviation (``numpy.std``): the square root of :func:`var`.
 
     Parameters
     ----------
-    a : GPUArray or array_like
-        The operand; anything else than a GPUArray goes through
-        :func:`gpuarr.asarray` (a host copy).
-    axis : None, int or tuple of ints, optional
-        Axes reduced over; None (the default) reduces every axis.  Negative
-        axes count from the end.
+    $OPERAND
+    $AXIS
     dtype : dtype-like, optional
         The dtype the mean and deviations are computed in; default float64
         for bool and integers, ``a.dtype`` otherwise.
-    out : GPUArray, optional
-        Receives the result: the result's shape (``keepdims`` included); the
-        values are converted to its dtype (numpy's unsafe casting of
-        reductions), and it is returned.
+    $OUT
     ddof : int, optional
         Delta degrees of freedom: the divisor is ``n - ddof`` (default 0).
-    keepdims : bool, optional
-        Keep the reduced axes with length 1, so the result broadcasts
-        against ``a``.
+    $KEEPDIMS
     where : bool GPUArray or array_like, optional
         The mask (numpy's): only the elements where it is True take part; it
         broadcasts to ``a``'s shape.  One fused kernel of
