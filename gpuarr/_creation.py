@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import _dtypes, _interop, _layout, _transfer
+from . import _docpieces, _dtypes, _interop, _layout, _transfer
 from . import driver as _drv
 from ._array import GPUArray, default_allocator, make
 
@@ -22,7 +22,33 @@ __all__ = [
     "eye", "asarray", "from_dlpack",
 ]
 
+#: Pieces the creation functions' docstrings share (``$NAME`` lines,
+#: filled at import by :mod:`gpuarr._docpieces`)
+_DOC_PIECES = {
+    "LIKE_PARAMS": """a : GPUArray
+    The prototype, whose shape, dtype and layout the result takes.
+dtype : dtype-like, optional
+    Overrides ``a``'s dtype.
+order : {'K', 'A', 'C', 'F'}, optional
+    Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
+    ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
+    axes), C order otherwise.
+shape : int or tuple of ints, optional
+    Overrides ``a``'s shape.""",
+    "LIKE_RESULT": """GPUArray
+    Of ``a``'s shape and dtype (or those given), from the current
+    context's pool (numpy's ``subok`` and ``device`` are not taken).""",
+    "NEW_RAISES": """Raises
+------
+TypeError
+    For an unsupported dtype (object, strings, datetimes, ...).
+ValueError
+    For negative dimensions or an unknown ``order``.""",
+}
+_shared_doc = _docpieces.filler(_DOC_PIECES)
 
+
+@_shared_doc
 def empty(shape, dtype=np.float64, order="C", allocator=None):
     """Uninitialized array (numpy.empty; default dtype float64).
 
@@ -50,12 +76,7 @@ def empty(shape, dtype=np.float64, order="C", allocator=None):
         the current context's pool); its values are whatever the memory
         held.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     return GPUArray(shape, dtype, allocator=allocator, order=order)
 
@@ -78,6 +99,7 @@ def empty_c(shape, dt):
                 nontrivial <= 1, None, size)
 
 
+@_shared_doc
 def zeros(shape, dtype=np.float64, order="C", allocator=None):
     """Array of zeros (numpy.zeros; default dtype float64).
 
@@ -101,12 +123,7 @@ def zeros(shape, dtype=np.float64, order="C", allocator=None):
     GPUArray
         Of ``shape`` and ``dtype``, every element zero.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     a = empty(shape, dtype, order=order, allocator=allocator)
     if a.size:
@@ -114,6 +131,7 @@ def zeros(shape, dtype=np.float64, order="C", allocator=None):
     return a
 
 
+@_shared_doc
 def ones(shape, dtype=np.float64, order="C", allocator=None):
     """Array of ones (numpy.ones; default dtype float64).
 
@@ -135,18 +153,14 @@ def ones(shape, dtype=np.float64, order="C", allocator=None):
     GPUArray
         Of ``shape`` and ``dtype``, every element one (True for bool).
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     a = empty(shape, dtype, order=order, allocator=allocator)
     _transfer.fill(a, 1)
     return a
 
 
+@_shared_doc
 def full(shape, fill_value, dtype=None, order="C", allocator=None):
     """Array filled with ``fill_value`` (numpy.full; dtype from the value).
 
@@ -177,12 +191,7 @@ def full(shape, fill_value, dtype=None, order="C", allocator=None):
     GPUArray
         Of ``shape`` and ``dtype``, every element ``fill_value``.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     if dtype is None:
         if isinstance(fill_value, GPUArray):
@@ -204,108 +213,64 @@ def _like(a, dtype, order, shape):
     return dtype, order, shape
 
 
+@_shared_doc
 def empty_like(a, dtype=None, order="K", shape=None):
     """Uninitialized array with ``a``'s shape and dtype (numpy.empty_like).
 
     Parameters
     ----------
-    a : GPUArray
-        The prototype, whose shape, dtype and layout the result takes.
-    dtype : dtype-like, optional
-        Overrides ``a``'s dtype.
-    order : {'K', 'A', 'C', 'F'}, optional
-        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
-        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
-        axes), C order otherwise.
-    shape : int or tuple of ints, optional
-        Overrides ``a``'s shape.
+    $LIKE_PARAMS
 
     Returns
     -------
-    GPUArray
-        Of ``a``'s shape and dtype (or those given), from the current
-        context's pool (numpy's ``subok`` and ``device`` are not taken).
+    $LIKE_RESULT
         Its values are whatever the memory held.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     dtype, order, shape = _like(a, dtype, order, shape)
     return empty(shape, dtype, order=order)
 
 
+@_shared_doc
 def zeros_like(a, dtype=None, order="K", shape=None):
     """Zeros with ``a``'s shape and dtype (numpy.zeros_like).
 
     Parameters
     ----------
-    a : GPUArray
-        The prototype, whose shape, dtype and layout the result takes.
-    dtype : dtype-like, optional
-        Overrides ``a``'s dtype.
-    order : {'K', 'A', 'C', 'F'}, optional
-        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
-        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
-        axes), C order otherwise.
-    shape : int or tuple of ints, optional
-        Overrides ``a``'s shape.
+    $LIKE_PARAMS
 
     Returns
     -------
-    GPUArray
-        Of ``a``'s shape and dtype (or those given), from the current
-        context's pool (numpy's ``subok`` and ``device`` are not taken).
+    $LIKE_RESULT
         Every element zero.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     dtype, order, shape = _like(a, dtype, order, shape)
     return zeros(shape, dtype, order=order)
 
 
+@_shared_doc
 def ones_like(a, dtype=None, order="K", shape=None):
     """Ones with ``a``'s shape and dtype (numpy.ones_like).
 
     Parameters
     ----------
-    a : GPUArray
-        The prototype, whose shape, dtype and layout the result takes.
-    dtype : dtype-like, optional
-        Overrides ``a``'s dtype.
-    order : {'K', 'A', 'C', 'F'}, optional
-        Layout of the result: ``'K'`` (default) and ``'A'`` give F order when
-        ``a`` is F- but not C-contiguous (and ``shape`` keeps its number of
-        axes), C order otherwise.
-    shape : int or tuple of ints, optional
-        Overrides ``a``'s shape.
+    $LIKE_PARAMS
 
     Returns
     -------
-    GPUArray
-        Of ``a``'s shape and dtype (or those given), from the current
-        context's pool (numpy's ``subok`` and ``device`` are not taken).
+    $LIKE_RESULT
         Every element one.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     dtype, order, shape = _like(a, dtype, order, shape)
     return ones(shape, dtype, order=order)
 
 
+@_shared_doc
 def full_like(a, fill_value, dtype=None, order="K", shape=None):
     """``fill_value`` with ``a``'s shape and dtype (numpy.full_like).
 
@@ -326,17 +291,10 @@ def full_like(a, fill_value, dtype=None, order="K", shape=None):
 
     Returns
     -------
-    GPUArray
-        Of ``a``'s shape and dtype (or those given), from the current
-        context's pool (numpy's ``subok`` and ``device`` are not taken).
+    $LIKE_RESULT
         Every element ``fill_value``.
 
-    Raises
-    ------
-    TypeError
-        For an unsupported dtype (object, strings, datetimes, ...).
-    ValueError
-        For negative dimensions or an unknown ``order``.
+    $NEW_RAISES
     """
     dtype, order, shape = _like(a, dtype, order, shape)
     return full(shape, fill_value, dtype, order=order)

@@ -35,6 +35,7 @@ LAYERS = {
     "gpuarr._cache": (0, "the on-disk cache of compiled images"),
     "gpuarr._philox": (0, "Philox4x32-10 on the host (keys, counters)"),
     "gpuarr._layers": (0, "this table"),
+    "gpuarr._docpieces": (0, "docstring pieces shared by several functions"),
     "gpuarr._dispatch": (0, "the registry of numpy functions gpuarr "
                             "implements; binding by numpy's signature"),
     "gpuarr._headers": (0, "the headers shipped in gpuarr/include (complex "

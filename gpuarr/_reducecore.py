@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import _creation, _dtypes, _layout
+from . import _creation, _docpieces, _dtypes, _layout
 from . import _maskedreduce as _masked
 from . import reduction as _red
 from ._array import GPUArray, make
@@ -32,8 +32,8 @@ _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)
 
 
-#: Pieces the reductions' docstrings share, put in by :func:`shared_doc`
-#: where a docstring line is ``$NAME`` alone (indented as the piece goes).
+#: Pieces the reductions' docstrings share, put in by ``shared_doc``
+#: where a docstring line is ``$NAME`` alone (:mod:`gpuarr._docpieces`).
 DOC_PIECES = {
     "OPERAND": """a : GPUArray or array_like
     The operand; anything else than a GPUArray goes through
@@ -60,38 +60,8 @@ TypeError
 }
 
 
-def shared_doc(fn):
-    """Decorator: put :data:`DOC_PIECES` into ``fn``'s docstring.
-
-    Parameters
-    ----------
-    fn : function
-        Its docstring's lines that are ``$NAME`` alone become the piece
-        ``NAME``, indented as the line was (nothing happens under
-        ``python -OO``, which drops docstrings).
-
-    Returns
-    -------
-    function
-        ``fn`` itself.
-
-    Raises
-    ------
-    KeyError
-        For a ``$NAME`` line naming no piece.
-    """
-    if fn.__doc__:
-        lines = []
-        for line in fn.__doc__.split("\n"):
-            key = line.strip()
-            if key.startswith("$") and key[1:].isupper():
-                indent = line[:len(line) - len(line.lstrip())]
-                lines += [indent + piece if piece else piece
-                          for piece in DOC_PIECES[key[1:]].split("\n")]
-            else:
-                lines.append(line)
-        fn.__doc__ = "\n".join(lines)
-    return fn
+#: the decorator putting :data:`DOC_PIECES` into a reduction's docstring
+shared_doc = _docpieces.filler(DOC_PIECES)
 
 def _factory(shape, dtype):
     return _creation.empty_c(tuple(shape), _dtypes.canonical(dtype))
