@@ -1,6 +1,7 @@
 """CPU tests of what type checkers see: the flat namespace's stub
 (``gpuarr/__init__.pyi``) is the one scripts/gen_init_stub.py writes from
-``gpuarr._NAMES``; the methods ``GPUArray`` gets from its tables at import
+``gpuarr._NAMES``, the driver binding's (``gpuarr/_driver.pyi``) the one
+scripts/gen_driver_stub.py writes from the extension; the methods ``GPUArray`` gets from its tables at import
 time are the ones ``gpuarr._arraytypes`` declares for type checkers; and, where mypy
 is installed (CI installs it), ``tests/typing/check_api.py`` type-checks
 while a misspelt name does not."""
@@ -25,6 +26,14 @@ def test_init_stub_is_up_to_date():
     with open(stub) as f:
         assert f.read() == gen_init_stub.render(), \
             "run python scripts/gen_init_stub.py"
+
+
+def test_driver_stub_is_up_to_date():
+    import gen_driver_stub
+    stub = os.path.join(os.path.dirname(gpuarr.__file__), "_driver.pyi")
+    with open(stub) as f:
+        assert f.read() == gen_driver_stub.render(), \
+            "run python scripts/gen_driver_stub.py"
 
 
 def _declared():

@@ -42,3 +42,13 @@ gpuarr.cumsum
 gpuarr.linalg
 gpuarr.driver
 drv.Stream
+
+# the driver binding (gpuarr/_driver.pyi, generated from the extension)
+alloc = drv.mem_alloc(64)
+assert_type(alloc, drv.DeviceAllocation)
+assert_type(drv.mem_alloc_pitch(64, 4, 4), tuple[drv.DeviceAllocation, int])
+ev = drv.Event()
+assert_type(ev.record(), drv.Event)
+assert_type(drv.Stream().synchronize(), None)
+assert_type(drv.Context.attach(), drv.Context)
+alloc.free()
