@@ -31,6 +31,7 @@ Strides are in elements; ``strides == NULL`` means C-contiguous. Flags
 """
 
 
+import atexit
 import ctypes
 import itertools
 import threading
@@ -128,8 +129,18 @@ _LIVE_LOCK = threading.Lock()
 _IDS = itertools.count(1)
 
 
-def _delete(managed):
+# Set when the interpreter starts to exit (atexit runs before modules are
+# torn down): from then on the callbacks below do nothing, leaving what is
+# still exported to the process's end, since the Python objects they would
+# touch may already be gone.
+_EXITING = [False]
+atexit.register(_EXITING.__setitem__, 0, True)
+
+
+def _delete(managed, _exiting=_EXITING):
     """Deleter stored in every exported struct: drop our references."""
+    if _exiting[0]:
+        return
     try:
         key = managed.contents.manager_ctx
         with _LIVE_LOCK:
@@ -148,9 +159,11 @@ _get_ptr_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p,
                                                    ctypes.pythonapi))
 
 
-def _capsule_destructor(capsule):
+def _capsule_destructor(capsule, _exiting=_EXITING):
     """Called when an exported capsule dies: delete it if never consumed
     (still under its first name)."""
+    if _exiting[0]:
+        return
     try:
         for name, struct in ((_NAME_P, DLManagedTensor),
                              (_VNAME_P, DLManagedTensorVersioned)):
@@ -165,6 +178,12 @@ def _capsule_destructor(capsule):
 
 
 _CAPSULE_DESTRUCTOR_FN = _CAPSULE_DESTRUCTOR(_capsule_destructor)
+# C holds these callbacks' addresses (in capsules and exported structs)
+# beyond any Python reference: one reference more each, never given back,
+# so that tearing the module down cannot free code a capsule will call
+for _fn in (_DELETER_FN, _DELETER_V_FN, _CAPSULE_DESTRUCTOR_FN):
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(_fn))
+del _fn
 
 
 def dl_dtype(dtype):
@@ -311,9 +330,9 @@ class _DLPackOwner:
             with _LIVE_LOCK:
                 self._keep = _LIVE.get(managed.contents.manager_ctx)
 
-    def __del__(self):
+    def __del__(self, _exiting=_EXITING):
         m = self._managed
-        if m is None:
+        if m is None or _exiting[0]:
             return
         self._managed = None
         try:

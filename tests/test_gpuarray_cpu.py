@@ -1049,3 +1049,26 @@ def test_python_values_get_numpys_range_checks(value, exc):
         g.set(value)
     with pytest.raises(exc):
         g[:] = value
+
+
+def test_capsules_alive_at_exit_end_quietly():
+    """A capsule never consumed, and an array imported from one, both still
+    alive when the interpreter exits: no crash (the callbacks' code stays
+    mapped) and nothing printed (they do nothing once exiting)."""
+    import subprocess
+    import sys
+    from _util import child_env, CHILD_CWD
+    src = (
+        "import numpy as np\n"
+        "import gpuarr\n"
+        "from gpuarr import _interop\n"
+        "_interop.dlpack_device_of = lambda ptr=None: (2, 0)\n"
+        "g = gpuarr.GPUArray((4,), np.float32, gpudata=1 << 20)\n"
+        "kept = g.__dlpack__()\n"
+        "kept_v = g.__dlpack__(max_version=(1, 0))\n"
+        "imported = gpuarr.from_dlpack(g.__dlpack__(max_version=(1, 0)))\n"
+        "print('DONE')\n")
+    r = subprocess.run([sys.executable, "-c", src], capture_output=True,
+                       text=True, env=child_env(), timeout=120, cwd=CHILD_CWD)
+    assert r.returncode == 0 and r.stdout.strip() == "DONE", (r.returncode, r.stderr)
+    assert r.stderr == ""
