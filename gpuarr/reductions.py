@@ -30,7 +30,7 @@ moments; the extrema and logical reductions are :mod:`gpuarr._extrema`'s,
 
 import numpy as np
 
-from . import _creation
+from . import _creation, _manipulation
 from . import _maskedreduce as _masked
 from . import reduction as _red
 from ._array import GPUArray
@@ -261,24 +261,46 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *,
                    scale=lambda n: n)
 
 
-def _var(op, fn, a, axis, dtype, out, ddof, keepdims):
+def _var(op, fn, a, axis, dtype, out, ddof, keepdims, mean=_NoValue):
     a = as_array(a)
     dt = a.dtype
     axes = normalize_axes(axis, len(a.shape))
     res = _np_dtype(op, fn, dt, dtype,
                     keepdims or len(axes) < len(a.shape))
-    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
-    if a.size == 0:
-        return _numpy_empty(fn, a, kw, out)
     md = mean_dtype(dt, dtype)
     if md.kind not in "fc":
         md = _F8
+    if mean is not _NoValue:
+        mean = as_array(mean)
+        wide = np.result_type(dt, mean.dtype)
+        if dtype is None and wide != dt:
+            # numpy subtracts the given mean: its dtype may widen the work
+            md = np.result_type(md, wide)
+            res = np.dtype(md.char.lower()) if md.kind == "c" else md
+    kw = {"axis": axis, "dtype": dtype, "keepdims": keepdims, "ddof": ddof}
+    if a.size == 0:
+        if mean is not _NoValue:
+            kw["mean"] = np.zeros(mean.shape, mean.dtype)
+        return _numpy_empty(fn, a, kw, out)
     n = 1
     for k in axes:
         n *= a.shape[k]
     kshape = tuple(m for k, m in enumerate(a.shape) if k not in axes)
-    m = _creation.empty_c(kshape, md)
-    _red.run_reduction("mean", (a,), m, axes, md, scale=float(n))
+    if mean is _NoValue:
+        m = _creation.empty_c(kshape, md)
+        _red.run_reduction("mean", (a,), m, axes, md, scale=float(n))
+    else:
+        # the mean of keepdims's shape (numpy broadcasts it against a):
+        # made C-contiguous in the dtype the deviations are computed in,
+        # laid out as the kernel reads its own mean
+        kd = tuple(1 if k in axes else m for k, m in enumerate(a.shape))
+        try:
+            mb = _manipulation.broadcast_to(mean, kd)
+        except ValueError:
+            raise ValueError("mean of shape %s does not broadcast to %s, the "
+                             "shape of the mean over axis=%r with keepdims"
+                             % (mean.shape, kd, axis)) from None
+        m = mb.astype(md, order="C").reshape(kshape)
     w, ret = reduction_target(a, axes, out, keepdims, res, "add")
     _red.run_reduction(op, (a,), w, axes, md, aux=m,
                        scale=float(_builtin_max(n - ddof, 0)))
@@ -311,8 +333,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         ``where(mask, a, neutral)``.
         The mean of the selected elements, then their squared deviations
         over ``count - ddof``.
-    mean : optional
-        The precomputed mean of numpy 2: not supported.
+    mean : GPUArray or array_like, optional
+        numpy 2's precomputed mean: of the shape the mean over ``axis`` has
+        with ``keepdims=True`` (or broadcasting to it), so the first pass is
+        skipped.  A wider dtype than ``a``'s widens the computation, as
+        numpy's subtraction does.  Not with ``where=``.
     correction : int, optional
         The Array API's name of ``ddof``; when given it replaces ``ddof``.
 
@@ -326,7 +351,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     Raises
     ------
     NotImplementedError
-        For ``mean=`` (numpy 2's precomputed mean).
+        For ``mean=`` together with ``where=``.
     numpy.exceptions.AxisError
         For an axis out of range.
     ValueError
@@ -335,14 +360,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     TypeError
         For a non-integer axis or an ``out`` that is no GPUArray.
     """
-    if mean is not _NoValue:
-        raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
     if where is not _NoValue and where is not True:
+        if mean is not _NoValue:
+            raise NotImplementedError("mean= together with where= is not "
+                                      "supported by gpuarr")
         return _masked.var_masked("var", as_array(a), axis, dtype, out, ddof,
                                   keepdims, where)
-    return _var("var", np.var, a, axis, dtype, out, ddof, keepdims)
+    return _var("var", np.var, a, axis, dtype, out, ddof, keepdims, mean)
 
 
 @_shared_doc
@@ -367,8 +393,11 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         ``where(mask, a, neutral)``.
         The mean of the selected elements, then their squared deviations
         over ``count - ddof``.
-    mean : optional
-        The precomputed mean of numpy 2: not supported.
+    mean : GPUArray or array_like, optional
+        numpy 2's precomputed mean: of the shape the mean over ``axis`` has
+        with ``keepdims=True`` (or broadcasting to it), so the first pass is
+        skipped.  A wider dtype than ``a``'s widens the computation, as
+        numpy's subtraction does.  Not with ``where=``.
     correction : int, optional
         The Array API's name of ``ddof``; when given it replaces ``ddof``.
 
@@ -381,7 +410,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     Raises
     ------
     NotImplementedError
-        For ``mean=`` (numpy 2's precomputed mean).
+        For ``mean=`` together with ``where=``.
     numpy.exceptions.AxisError
         For an axis out of range.
     ValueError
@@ -393,14 +422,15 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         array (numpy takes the square root in place and refuses the cast);
         a full ``std`` accepts it.
     """
-    if mean is not _NoValue:
-        raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
     if where is not _NoValue and where is not True:
+        if mean is not _NoValue:
+            raise NotImplementedError("mean= together with where= is not "
+                                      "supported by gpuarr")
         return _masked.var_masked("std", as_array(a), axis, dtype, out, ddof,
                                   keepdims, where)
-    return _var("std", np.std, a, axis, dtype, out, ddof, keepdims)
+    return _var("std", np.std, a, axis, dtype, out, ddof, keepdims, mean)
 
 
 # the extrema, logical reductions and products of two arrays, defined in

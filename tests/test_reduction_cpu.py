@@ -686,3 +686,15 @@ def test_mean_dtype_is_numpys_summation_dtype():
         # numpy's mean gives the same dtype, up to float16's rounding back
         r = np.mean(np.ones(3, dt))
         assert r.dtype == (np.dtype("f2") if dt == np.float16 else want)
+
+
+def test_var_mean_errors_before_any_launch():
+    import gpuarr
+    a = gpuarr.GPUArray((17, 90), np.float32, gpudata=1 << 20)
+    bad = gpuarr.GPUArray((3, 3), np.float32, gpudata=1 << 24)
+    for fn in (RS.var, RS.std):
+        with pytest.raises(ValueError, match=r"mean of shape \(3, 3\) does "
+                                             r"not broadcast to \(1, 90\)"):
+            fn(a, axis=0, mean=bad)
+        with pytest.raises(NotImplementedError, match="where="):
+            fn(a, axis=0, mean=bad, where=bad)

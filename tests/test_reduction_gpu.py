@@ -337,6 +337,37 @@ def _var_tol(exact, dt, L):
     return 64 * _eps(dt) * 16, 64 * _eps(dt)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32,
+                                   np.complex64, np.float16], ids=str)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)], ids=str)
+def test_var_std_with_a_precomputed_mean(dtype, axis):
+    """numpy 2's mean=: the keepdims mean passed in (here numpy's own, in
+    the dtype the mean has), a broadcastable one, and a wider one (float64
+    for float32 data), each against numpy given the same mean."""
+    h = rand((17, 90), dtype)
+    d = ga.to_gpu(h)
+    hm = np.mean(h, axis=axis, keepdims=True)
+    for fn, ours in ((np.var, R.var), (np.std, R.std)):
+        wider = np.complex128 if h.dtype.kind == "c" else np.float64
+        for mean in (hm, hm.astype(wider)):
+            want = fn(h, axis=axis, mean=mean, ddof=1)
+            for m in (mean, ga.to_gpu(np.ascontiguousarray(mean))):
+                got = ours(d, axis=axis, mean=m, ddof=1)
+                assert got.dtype == want.dtype, (got.dtype, want.dtype)
+                exact = fn(h.astype(np.complex128 if h.dtype.kind == "c"
+                                    else np.float64), axis=axis,
+                           mean=mean, ddof=1)
+                atol, rtol = _var_tol(exact, want.dtype, h.size // max(exact.size, 1))
+                check_close(got.get(), np.asarray(exact).astype(want.dtype),
+                            atol=atol, rtol=rtol)
+    if axis == 0 and h.dtype.kind != "c":   # a mean that broadcasts
+        m0 = np.float64(h.astype(np.float64).mean())
+        np.testing.assert_allclose(R.var(d, axis=0, mean=m0).get(),
+                                   np.var(h, axis=0, mean=m0), rtol=1e-3)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        R.var(d, axis=axis, mean=ga.zeros((3, 3)))
+
+
 def test_var_ddof_too_large_like_numpy():
     h = rand((3,), np.float64)
     with warnings.catch_warnings():
