@@ -139,8 +139,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     where : bool GPUArray or array_like, optional
         The elements taking part (numpy's ``where=``), broadcast to ``a``'s
         shape; NaN elements among them are still left out.
-    mean : optional
-        The precomputed mean of numpy 2: not supported.
+    mean : GPUArray or array_like, optional
+        numpy 2's precomputed mean (of the ``keepdims`` shape, or
+        broadcasting to it) instead of :func:`nanmean`'s; the deviations
+        keep the data's dtype, as numpy's.  Not with ``where=``.
     correction : int, optional
         The Array API's name of ``ddof``; when given it replaces ``ddof``.
 
@@ -153,18 +155,19 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     Raises
     ------
     NotImplementedError
-        For ``mean=``.
+        For ``mean=`` together with ``where=``.
     numpy.exceptions.AxisError
         For an axis out of range.
     ValueError
         For a repeated axis or an ``out`` of the wrong shape.
     """
-    if mean is not _NoValue:
-        raise NotImplementedError("mean= is not supported by gpuarr")
     if correction is not _NoValue:
         ddof = correction
     a = _array(a)
     if _masked(where):
+        if mean is not _NoValue:
+            raise NotImplementedError("mean= together with where= is not "
+                                      "supported by gpuarr")
         # numpy's nanvar: the selected non-NaN elements, NaN where
         # count - ddof <= 0
         mask = _not_nan_and(a, where) if _inexact(a) else where
@@ -177,10 +180,18 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
         return _finish(r, out)
     if not _inexact(a):
         return _rs.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof,
-                       keepdims=keepdims)
-    m = nanmean(a, axis=axis, dtype=dtype, keepdims=True)
+                       keepdims=keepdims, mean=mean)
+    if mean is _NoValue:
+        m = nanmean(a, axis=axis, dtype=dtype, keepdims=True)
+    else:
+        m = _creation.asarray(mean)
     nan = _isnan(a)
-    d = _ufunc.where(nan, 0, _ufunc.subtract(a, m))
+    d = _ufunc.subtract(a, m)
+    if mean is not _NoValue and d.dtype != a.dtype:
+        # numpy's nanvar subtracts a given mean into a copy of the data:
+        # the deviations keep the data's dtype (an unsafe cast)
+        d = d.astype(a.dtype)
+    d = _ufunc.where(nan, 0, d)
     sq = abs(d)
     sq = _ufunc.multiply(sq, sq)
     s = _rs.sum(sq, axis=axis, keepdims=keepdims)
@@ -217,8 +228,10 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     where : bool GPUArray or array_like, optional
         The elements taking part (numpy's ``where=``), broadcast to ``a``'s
         shape; NaN elements among them are still left out.
-    mean : optional
-        The precomputed mean of numpy 2: not supported.
+    mean : GPUArray or array_like, optional
+        numpy 2's precomputed mean (of the ``keepdims`` shape, or
+        broadcasting to it) instead of :func:`nanmean`'s; the deviations
+        keep the data's dtype, as numpy's.  Not with ``where=``.
     correction : int, optional
         The Array API's name of ``ddof``; when given it replaces ``ddof``.
 
@@ -230,7 +243,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     Raises
     ------
     NotImplementedError
-        For ``mean=``.
+        For ``mean=`` together with ``where=``.
     numpy.exceptions.AxisError
         For an axis out of range.
     ValueError

@@ -70,6 +70,27 @@ def test_nanmean_var_std_prod(dt):
         near(np.nanvar(gpuarr.to_gpu(x), correction=1), np.nanvar(x, ddof=1), dt)
 
 
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_nanvar_nanstd_with_a_precomputed_mean(dt):
+    """numpy 2's mean=: numpy's own nanmean passed in, and a wider one
+    (the deviations keep the data's dtype, as numpy's)."""
+    x = with_nans((6, 37), dt)
+    g = gpuarr.to_gpu(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in (None, 0, 1):
+            m = np.nanmean(x, axis=axis, keepdims=True)
+            wide = m.astype(np.complex128 if m.dtype.kind == "c" else np.float64)
+            for mean in (m, wide, gpuarr.to_gpu(np.ascontiguousarray(m))):
+                hm = mean.get() if isinstance(mean, gpuarr.GPUArray) else mean
+                near(gpuarr.nanvar(g, axis=axis, mean=mean),
+                     np.nanvar(x, axis=axis, mean=hm), dt)
+                near(gpuarr.nanstd(g, axis=axis, ddof=1, mean=mean),
+                     np.nanstd(x, axis=axis, ddof=1, mean=hm), dt)
+    with pytest.raises(NotImplementedError, match="where="):
+        gpuarr.nanvar(g, axis=0, mean=m, where=gpuarr.to_gpu(~np.isnan(x)))
+
+
 @pytest.mark.parametrize("dt", [np.dtype(t) for t in (np.float32, np.float64)],
                          ids=str)
 def test_nanargmax_nanargmin(dt):
