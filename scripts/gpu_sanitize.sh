@@ -13,7 +13,8 @@
 # reported as such, with the errors found until then. Workers:
 # GPUARR_TEST_WORKERS (default 1: one process; with more, pytest-xdist).
 # Test files or folders: GPUARR_SAN_TESTS (default tests), to look at the
-# kernels a change touched.
+# kernels a change touched. GPUARR_SAN_OFFSET=J (default 0) starts the
+# sample at the J-th gpu test, so calls with J = 0 .. K-1 cover them all.
 # Only the plugins the suite needs load (timeout, hypothesis, xdist): on the
 # lent H200 sixteen xdist workers under compute-sanitizer, with every plugin
 # of the machine's environment autoloaded, did not finish collecting in
@@ -60,7 +61,8 @@ for tool in $tools; do
     compute-sanitizer --tool "$tool" --target-processes all --print-limit 50 \
       --log-file "$logs/$tool.%p.log" \
       python3 -m pytest -q -rfE -p no:cacheprovider $plugins \
-      --gpu-sample="$k" ${GPUARR_SAN_TESTS:-tests} >"$logs/$tool.pytest.log" 2>&1
+      --gpu-sample="$k" --gpu-sample-offset="$(( ${GPUARR_SAN_OFFSET:-0} % k ))" \
+      ${GPUARR_SAN_TESTS:-tests} >"$logs/$tool.pytest.log" 2>&1
   rc=$?
   cut=""
   [ $rc = 124 ] || [ $rc = 137 ] && cut=", cut off at $limit s"

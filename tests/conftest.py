@@ -34,14 +34,23 @@ def pytest_addoption(parser):
              "order, the same ones each time) and no CPU test: a "
              "representative subset for slow runs such as compute-sanitizer; "
              "tests marked huge are left out")
+    parser.addoption(
+        "--gpu-sample-offset", type=int, default=0, metavar="J",
+        help="with --gpu-sample=K, start at the J-th gpu test (0 <= J < K): "
+             "the K offsets together cover every gpu test once, so "
+             "sanitizer runs in several calls can split the suite")
 
 
 def pytest_collection_modifyitems(config, items):
     k = config.getoption("--gpu-sample")
+    j = config.getoption("--gpu-sample-offset")
+    if not 0 <= j < max(k, 1):
+        raise pytest.UsageError("--gpu-sample-offset must be in [0, %d), "
+                                "not %d" % (max(k, 1), j))
     if k > 1:
         gpu = [it for it in items if it.get_closest_marker("gpu") is not None
                and it.get_closest_marker("huge") is None]
-        keep = set(id(it) for it in gpu[::k])
+        keep = set(id(it) for it in gpu[j::k])
         deselected = [it for it in items if id(it) not in keep]
         items[:] = [it for it in items if id(it) in keep]
         config.hook.pytest_deselected(items=deselected)
