@@ -151,8 +151,6 @@ def _delete(managed, _exiting=_EXITING):
 
 _DELETER_FN = _DELETER(_delete)
 _DELETER_V_FN = _DELETER_V(_delete)
-_OWN_DELETERS = {ctypes.cast(f, ctypes.c_void_p).value
-                 for f in (_DELETER_FN, _DELETER_V_FN)}
 
 _get_ptr_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_char_p)(("PyCapsule_GetPointer",
@@ -313,22 +311,14 @@ def to_capsule(arr, versioned=False, copied=False):
 
 
 class _DLPackOwner:
-    """Base of an imported GPUArray: calls the producer's deleter when dead.
+    """Base of an imported GPUArray: calls the producer's deleter when dead
+    (nothing once the interpreter is exiting: see ``_EXITING``)."""
 
-    When the producer is gpuarr itself, the owner also holds the exported
-    struct (``_keep``), so that the struct outlives the owner even at
-    interpreter exit, when the module's table of exports may go first."""
-
-    __slots__ = ("_managed", "producer", "_keep", "__weakref__")
+    __slots__ = ("_managed", "producer", "__weakref__")
 
     def __init__(self, managed, producer):
         self._managed = managed
         self.producer = producer
-        self._keep = None
-        deleter = ctypes.cast(managed.contents.deleter, ctypes.c_void_p).value
-        if deleter in _OWN_DELETERS:
-            with _LIVE_LOCK:
-                self._keep = _LIVE.get(managed.contents.manager_ctx)
 
     def __del__(self, _exiting=_EXITING):
         m = self._managed
@@ -336,16 +326,10 @@ class _DLPackOwner:
             return
         self._managed = None
         try:
-            if self._keep is not None:
-                # our own export: what the deleter would do, without a
-                # call through C (which fails once the interpreter is
-                # shutting down)
-                _delete(m)
-            elif m.contents.deleter:
+            if m.contents.deleter:
                 m.contents.deleter(m)
         except Exception:
             pass
-        self._keep = None
 
 
 def from_capsule(capsule, producer=None, copy=None):
