@@ -208,17 +208,8 @@ def render():
 
 
 def main(argv):
-    text = render()
-    if "--check" in argv:
-        with open(STUB) as f:
-            if f.read() != text:
-                print("gpuarr/_driver.pyi is out of date: run "
-                      "python scripts/gen_driver_stub.py")
-                return 1
-        return 0
-    with open(STUB, "w") as f:
-        f.write(text)
-    return 0
+    from gen_init_stub import write_or_check
+    return write_or_check(STUB, render(), "gen_driver_stub.py", argv)
 
 
 if __name__ == "__main__":

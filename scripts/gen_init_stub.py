@@ -43,18 +43,24 @@ def render():
     return "\n".join(lines)
 
 
-def main(argv):
-    text = render()
+def write_or_check(path, text, script, argv):
+    """Write ``text`` to the stub at ``path``, or with ``--check`` in
+    ``argv`` compare them: 1 (and a line naming ``script``) when they
+    differ, else 0.  Shared with scripts/gen_driver_stub.py."""
     if "--check" in argv:
-        with open(STUB) as f:
+        with open(path) as f:
             if f.read() != text:
-                print("gpuarr/__init__.pyi is out of date: run "
-                      "python scripts/gen_init_stub.py")
+                print("%s is out of date: run python scripts/%s"
+                      % (os.path.relpath(path, ROOT), script))
                 return 1
         return 0
-    with open(STUB, "w") as f:
+    with open(path, "w") as f:
         f.write(text)
     return 0
+
+
+def main(argv):
+    return write_or_check(STUB, render(), "gen_init_stub.py", argv)
 
 
 if __name__ == "__main__":
