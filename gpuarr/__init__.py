@@ -100,6 +100,7 @@ _NAMES["bool"] = ("numpy", "bool_")         # numpy-style dtype alias
 _NAMES["ndarray"] = ("gpuarr.gpuarray", "GPUArray")
 _NAMES["show_config"] = ("gpuarr._diagnostics", "show_config")
 _NAMES["fuse"] = ("gpuarr._fusion", "fuse")
+_NAMES["array"] = ("gpuarr._creation", "array")
 del _mod, _names, _n
 
 #: submodules reachable as attributes (``gpuarr.cumath.sin``) without an

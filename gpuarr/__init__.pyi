@@ -14,6 +14,9 @@ from gpuarr._covariance import (
     corrcoef as corrcoef,
     cov as cov,
 )
+from gpuarr._creation import (
+    array as array,
+)
 from gpuarr._diagnostics import (
     show_config as show_config,
 )

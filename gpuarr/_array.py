@@ -207,8 +207,8 @@ class GPUArray(_Declared):
 
     @property
     def flags(self) -> _layout.Flags:
-        """numpy-like flags: ``c_contiguous``, ``f_contiguous``, ``forc``."""
-        return _layout.Flags(self._c, self._f)
+        """numpy-like flags (``owndata`` is False when ``base`` is set)."""
+        return _layout.Flags(self._c, self._f, self.base is None)
 
     @property
     def T(self) -> GPUArray:

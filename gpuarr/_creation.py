@@ -19,7 +19,7 @@ from ._array import GPUArray, default_allocator, make
 __all__ = [
     "empty", "empty_c", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "to_gpu", "to_gpu_async", "arange", "linspace",
-    "eye", "asarray", "from_dlpack",
+    "eye", "array", "asarray", "from_dlpack",
 ]
 
 #: Pieces the creation functions' docstrings share (``$NAME`` lines,
@@ -514,6 +514,65 @@ def eye(N, M=None, k=0, dtype=np.float64, order="C"):
         _transfer.fill(diag, 1)
     return a
 
+
+
+def array(obj, dtype=None, *, copy=True, ndmin=0):
+    """A GPUArray of ``obj``'s values (numpy.array).
+
+    Host data is copied to the device; a GPUArray, or an object with
+    ``__cuda_array_interface__``, is copied on the device, or shared when
+    ``copy`` allows.  ``numpy.array(obj, like=a)`` with a GPUArray ``a``
+    comes here (NEP 35), as Dask's meta helpers call it.
+
+    Parameters
+    ----------
+    obj : GPUArray, object with ``__cuda_array_interface__``, or array_like
+        The values; host data goes through ``numpy.array`` first.
+    dtype : dtype-like, optional
+        The result's dtype; default ``obj``'s (numpy's choice for host data).
+    copy : bool or None, optional
+        numpy 2's rule: True (default) always makes a new array; None copies
+        only when ``dtype`` or ``ndmin`` needs it; False never copies device
+        data and raises when a copy would be needed.  Host data is always
+        copied to the device (so ``copy=False`` with host data raises too).
+    ndmin : int, optional
+        Minimum number of dimensions: ones are prepended to the shape (a
+        view, as numpy's).
+
+    Returns
+    -------
+    GPUArray
+        Of ``obj``'s shape (with the prepended ones) and of ``dtype``;
+        C order for host data, ``obj``'s layout for device data.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported dtype.
+    ValueError
+        With ``copy=False`` when a copy is needed (host data, another
+        dtype).
+    """
+    if isinstance(obj, GPUArray) or \
+            getattr(obj, "__cuda_array_interface__", None) is not None:
+        a = asarray(obj)
+        cast = dtype is not None and _dtypes.canonical(dtype) != a.dtype
+        if copy is False and cast:
+            raise ValueError("numpy.array(copy=False): casting %s to %s "
+                             "needs a copy" % (a.dtype, np.dtype(dtype)))
+        if cast:
+            a = a.astype(dtype)
+        elif copy:
+            a = a.copy()
+    else:
+        if copy is False:
+            raise ValueError("numpy.array(copy=False): host data is always "
+                             "copied to the device")
+        a = to_gpu(np.array(obj, dtype=dtype, ndmin=ndmin))
+    if a.ndim < ndmin:
+        shape = (1,) * (ndmin - a.ndim) + a.shape
+        a = a._view(shape, (0,) * (ndmin - a.ndim) + a.strides, 0)
+    return a
 
 
 def asarray(obj, dtype=None):

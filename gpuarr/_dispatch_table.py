@@ -187,6 +187,13 @@ for _name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
               "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond"):
     implements("linalg." + _name, getattr(linalg, _name))
 implements("empty_like", _creation.empty_like, prototype="a")
+# numpy.array(x, like=a) and friends with a GPUArray ``a`` (NEP 35)
+implements("array", _creation.array, object="obj")
+for _name in ("asarray", "asanyarray"):
+    implements(_name, _creation.asarray, a="obj")
+for _name in ("empty", "zeros", "ones", "full"):
+    implements(_name, getattr(_creation, _name))
+implements("arange", _creation.arange, start_or_stop="start")
 for _name in ("zeros_like", "ones_like", "full_like"):
     implements(_name, getattr(_creation, _name))
 for _fn in (shape, ndim, size, real, imag, copy, result_type, can_cast,

@@ -109,13 +109,17 @@ def contiguity(shape, strides, itemsize):
 
 class Flags:
     """numpy-like flags of an array's layout (``c_contiguous``,
-    ``f_contiguous``, ``forc``; ``flags["C"]`` works too)."""
+    ``f_contiguous``, ``forc``, ``owndata``; ``flags["C"]`` works too).
+    ``owndata`` is False for a view or for memory wrapped from another
+    library, as numpy's (Dask copies a small selection out of a chunk that
+    does not own its data)."""
 
-    __slots__ = ("c_contiguous", "f_contiguous")
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
 
-    def __init__(self, c, f):
+    def __init__(self, c, f, owndata=True):
         self.c_contiguous = c
         self.f_contiguous = f
+        self.owndata = owndata
 
     @property
     def forc(self):
@@ -133,11 +137,14 @@ class Flags:
             return self.f_contiguous
         if key == "FORC":
             return self.forc
+        if key in ("OWNDATA", "O"):
+            return self.owndata
         raise KeyError(key)
 
     def __repr__(self):
-        return "  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s" % (
-            self.c_contiguous, self.f_contiguous)
+        return ("  C_CONTIGUOUS : %s\n  F_CONTIGUOUS : %s\n"
+                "  OWNDATA : %s" % (self.c_contiguous, self.f_contiguous,
+                                    self.owndata))
 
 
 def extent(shape, strides, itemsize):
