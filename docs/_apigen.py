@@ -36,6 +36,8 @@ MODULES = [
     ("gpuarr.tools", "Memory pools and PyCUDA's tools."),
     ("gpuarr.characterize", "PyCUDA's characterize: properties of the "
                             "device and its compiler."),
+    ("gpuarr.dask", "Dask arrays with GPUArray chunks (needs Dask: the "
+                    "``dask`` extra)."),
 ]
 
 

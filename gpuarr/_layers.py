@@ -175,6 +175,8 @@ LAYERS = {
     "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
                                "python -m gpuarr"),
     "gpuarr.__main__": (6, "python -m gpuarr"),
+    "gpuarr.dask": (6, "Dask arrays with GPUArray chunks: registration, "
+                       "context thread pools, the distributed preload"),
     "gpuarr": (6, "the flat namespace, imported on first use"),
 }
 
