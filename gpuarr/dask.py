@@ -40,6 +40,7 @@ ImportError
 
 import concurrent.futures
 import contextlib
+import copyreg
 import math
 import threading
 
@@ -80,7 +81,10 @@ def register():
     ``.get()`` for ``to_numpy_dispatch`` (``Array.to_backend("numpy")``),
     ``nbytes`` for ``dask.sizeof``, a token from the host values for
     ``dask.base.tokenize`` (as Dask hashes a numpy array's values; give
-    ``da.from_array`` a ``name`` to skip the copy), and, where
+    ``da.from_array`` a ``name`` to skip the copy), pickling that works
+    on threads with no context current (``copyreg``: a task graph holding
+    a GPUArray is unpickled on ``distributed``'s event loop threads; the
+    array is made in the home context there), and, where
     ``distributed`` is importable, its ``dask`` serialization family
     (:func:`serialize`).
 
@@ -99,6 +103,9 @@ def register():
         to_numpy_dispatch.register(GPUArray, _to_numpy)
         sizeof.register(GPUArray, _sizeof)
         _normalize_token().register(GPUArray, _token)
+        # pickles made and loaded on threads with no context current (the
+        # scheduler's and workers' event loops unpickle task graphs)
+        copyreg.pickle(GPUArray, _reduce)
         try:
             from distributed.protocol import dask_deserialize, dask_serialize
         except ImportError:
@@ -122,6 +129,17 @@ def _take(a, indices, axis=None):
     if isinstance(indices, np.ndarray):
         indices = to_gpu(indices)
     return take(a, indices, axis=axis)
+
+
+def _reduce(x):
+    with _some_context():
+        host = x.get()
+    return (_unpickle, (host,))
+
+
+def _unpickle(host):
+    with _some_context():
+        return to_gpu(host)
 
 
 def _to_numpy(x, **kwargs):
@@ -204,7 +222,7 @@ def _home_context():
     (retained once, for the life of the process, as gpuarr.autoinit's)."""
     global _home
     with _lock:
-        if _home is None or not _home.valid:
+        if _home is None:
             _drv.init()
             cur = _drv.Context.get_current()
             _home = cur if cur is not None else \

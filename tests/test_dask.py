@@ -91,6 +91,15 @@ def test_serialization_round_trip_in_a_thread_with_no_context(fake_lib):
         y, cur = got[0]
         assert cur is None
         assert y.dtype == np.int16 and (y.get() == h).all()
+        # pickles load on a thread with no context too (distributed's
+        # scheduler unpickles task graphs on its event loop)
+        import pickle
+        blob = pickle.dumps(gpuarr.to_gpu(h))
+        got.clear()
+        def load():
+            got.append((pickle.loads(blob), gpuarr.driver.Context.get_current()))
+        t = threading.Thread(target=load); t.start(); t.join()
+        assert got[0][1] is None and (got[0][0].get() == h).all()
         # shards joined
         half = h.nbytes // 2
         raw = bytes(frames[0])
