@@ -47,6 +47,10 @@ import threading
 import numpy as np
 
 try:
+    import dask
+    import dask.array as da
+    from dask.array.backends import (ArrayBackendEntrypoint,
+                                     array_creation_dispatch)
     from dask.array.chunk_types import register_chunk_type
     from dask.array.dispatch import (nannumel_lookup, numel_lookup,
                                      take_lookup, to_numpy_dispatch)
@@ -59,11 +63,12 @@ except ImportError as _e:        # pragma: no cover - CI has Dask
 from . import _config
 from . import driver as _drv
 from ._array import GPUArray
-from ._creation import full_like, to_gpu
+from ._creation import empty, full_like, to_gpu
 from ._selection import take
 
-__all__ = ["register", "ContextThreadPoolExecutor", "dask_setup", "numel",
-           "nannumel", "serialize", "deserialize"]
+__all__ = ["register", "ContextThreadPoolExecutor", "dask_setup",
+           "GPUArrBackendEntrypoint", "numel", "nannumel", "serialize",
+           "deserialize"]
 
 _lock = threading.Lock()
 _registered = False
@@ -86,7 +91,8 @@ def register():
     a GPUArray is unpickled on ``distributed``'s event loop threads; the
     array is made in the home context there), and, where
     ``distributed`` is importable, its ``dask`` serialization family
-    (:func:`serialize`).
+    (:func:`serialize`); and the ``"gpuarr"`` array backend
+    (:class:`GPUArrBackendEntrypoint`).
 
     Returns
     -------
@@ -106,6 +112,8 @@ def register():
         # pickles made and loaded on threads with no context current (the
         # scheduler's and workers' event loops unpickle task graphs)
         copyreg.pickle(GPUArray, _reduce)
+        array_creation_dispatch.register_backend("gpuarr",
+                                                 GPUArrBackendEntrypoint())
         try:
             from distributed.protocol import dask_deserialize, dask_serialize
         except ImportError:
@@ -307,6 +315,100 @@ class ContextThreadPoolExecutor(_ContextSubmit,
     def context(self):
         """The :class:`~gpuarr.driver.Context` the threads use."""
         return self._gpuarr_context
+
+
+def _with_gpuarr_meta(name, *args, meta=None, **kwargs):
+    # Dask's creation function with a GPUArray meta: its chunks are made by
+    # numpy's *_like functions on the meta, which dispatch to gpuarr
+    if meta is None:
+        meta = empty((), np.float64)
+    with dask.config.set({"array.backend": "numpy"}):
+        return getattr(da, name)(*args, meta=meta, **kwargs)
+
+
+def _to_gpuarr(x, **kwargs):
+    return x if isinstance(x, GPUArray) else to_gpu(np.asarray(x))
+
+
+class GPUArrBackendEntrypoint(ArrayBackendEntrypoint):
+    """Dask's ``"gpuarr"`` array backend: creation with GPUArray chunks.
+
+    With ``dask.config.set({"array.backend": "gpuarr"})``, ``da.ones``,
+    ``da.zeros``, ``da.empty``, ``da.full`` and ``da.arange`` make arrays
+    whose chunks (and meta) are GPUArrays; ``x.to_backend("gpuarr")`` copies
+    a numpy-backed dask array's chunks to the device, chunk by chunk, as
+    its tasks run.  Registered by :func:`register` (no entry point is
+    needed).  Dask's random generators are not provided
+    (``RandomState`` and ``default_bit_generator`` raise
+    ``NotImplementedError``): make numpy chunks and convert them with
+    ``to_backend("gpuarr")``.
+    """
+
+    @classmethod
+    def to_backend_dispatch(cls):
+        """The per-chunk conversion: a GPUArray as it is, anything else
+        through ``numpy.asarray`` and :func:`gpuarr.to_gpu`."""
+        return _to_gpuarr
+
+    @classmethod
+    def to_backend(cls, data, **kwargs):
+        """``data`` (a dask array) with GPUArray chunks.
+
+        Parameters
+        ----------
+        data : dask.array.Array
+        **kwargs
+            Passed to ``map_blocks``.
+
+        Returns
+        -------
+        dask.array.Array
+            ``data`` itself when its meta is a GPUArray.
+        """
+        if isinstance(data._meta, GPUArray):
+            return data
+        meta = empty((0,) * data.ndim, data.dtype)
+        return data.map_blocks(_to_gpuarr, meta=meta, **kwargs)
+
+    @property
+    def RandomState(self):
+        """Not provided: raises ``NotImplementedError``."""
+        raise NotImplementedError(
+            "the gpuarr Dask backend has no random generators: make numpy "
+            "chunks and convert them with .to_backend('gpuarr')")
+
+    @property
+    def default_bit_generator(self):
+        """Not provided: raises ``NotImplementedError``."""
+        return self.RandomState
+
+    @staticmethod
+    def ones(*args, **kwargs):
+        """``da.ones`` with GPUArray chunks."""
+        return _with_gpuarr_meta("ones", *args, **kwargs)
+
+    @staticmethod
+    def zeros(*args, **kwargs):
+        """``da.zeros`` with GPUArray chunks."""
+        return _with_gpuarr_meta("zeros", *args, **kwargs)
+
+    @staticmethod
+    def empty(*args, **kwargs):
+        """``da.empty`` with GPUArray chunks."""
+        return _with_gpuarr_meta("empty", *args, **kwargs)
+
+    @staticmethod
+    def full(*args, **kwargs):
+        """``da.full`` with GPUArray chunks."""
+        return _with_gpuarr_meta("full", *args, **kwargs)
+
+    @staticmethod
+    def arange(*args, like=None, **kwargs):
+        """``da.arange`` with GPUArray chunks (``numpy.arange(like=)``)."""
+        if like is None:
+            like = empty((), np.float64)
+        with dask.config.set({"array.backend": "numpy"}):
+            return da.arange(*args, like=like, **kwargs)
 
 
 def dask_setup(worker):

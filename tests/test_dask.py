@@ -52,6 +52,11 @@ def test_meta_sizeof_token_and_lookups(fake_lib):
         back = to_numpy_dispatch(x)
         assert type(back) is np.ndarray and (back == h).all()
         assert not x[1:].flags.owndata and x.flags.owndata
+        # the "gpuarr" backend converts numpy-backed arrays chunk by chunk
+        g = da.from_array(h, chunks=4).to_backend("gpuarr")
+        assert type(g._meta) is gpuarr.GPUArray and g._meta.ndim == 2
+        assert g.to_backend("gpuarr") is g
+        assert type(g.to_backend("numpy")._meta) is np.ndarray
     """)
 
 

@@ -185,6 +185,26 @@ def test_to_numpy_backend_and_sizeof(threaded, gd):
     assert sizeof(gpuarr.to_gpu(h)) == h.nbytes
 
 
+def test_gpuarr_backend_creation_and_to_backend(threaded):
+    with dask.config.set({"array.backend": "gpuarr"}):
+        ones = da.ones((300, 200), chunks=(64, 50), dtype=np.float32)
+        full = da.full((77,), 2.5, chunks=20)
+        ar = da.arange(3, 1000, 7, chunks=40)
+        zeros = da.zeros((5, 6), dtype=np.int16, chunks=4)
+        with pytest.raises(NotImplementedError, match="random"):
+            da.random.random(10)
+    for a in (ones, full, ar, zeros):
+        assert isinstance(a._meta, gpuarr.GPUArray), type(a._meta)
+    check(ones.sum(axis=0).compute(), np.full(200, 300, np.float32))
+    check(full.compute(), np.full(77, 2.5))
+    check(ar.compute(), np.arange(3, 1000, 7))
+    check(zeros.compute(), np.zeros((5, 6), np.int16))
+    h = data((50, 40), np.float64)
+    g = da.from_array(h, chunks=16).to_backend("gpuarr")
+    assert isinstance(g._meta, gpuarr.GPUArray)
+    check((g * 2).compute(), h * 2)
+
+
 def test_a_chunk_task_in_a_fresh_thread_has_a_context(pool):
     # no context is current in a new pool thread until its first task
     import threading
