@@ -15,9 +15,12 @@ a loader that imports the table (:func:`add_loader`), and the first lookup
 runs it.  A module may also register its functions itself at import, when
 it is certain to be imported before a GPUArray exists.
 
-This module imports nothing at import time (the flat namespace imports it):
-``inspect`` and numpy are imported by the functions that need them.
+This module imports nothing at import time but the built-in ``_thread``
+(the flat namespace imports it): ``inspect`` and numpy are imported by the
+functions that need them.
 """
+
+import _thread
 
 __all__ = ["Implementation", "implements", "add_loader", "lookup",
            "numpy_signature",
@@ -28,6 +31,9 @@ __all__ = ["Implementation", "implements", "add_loader", "lookup",
 _FUNCTIONS = {}
 #: callables run once, at the first lookup, to fill the table
 _LOADERS = []
+#: held while the loaders run; the ident of the thread running them
+_LOAD_LOCK = _thread.allocate_lock()
+_LOADING = None
 
 
 def numpy_name(func):
@@ -270,6 +276,17 @@ _C_SIGNATURES = {"concatenate": _concatenate, "where": _where,
                  "bincount": _bincount}
 
 
+def _arange(start_or_stop, stop=None, step=None, dtype=None, *, device=None,
+            like=None):
+    pass
+
+
+# C functions that take more than their published signature says, bound by
+# what they take: numpy.arange's names dtype keyword-only, but it takes
+# dtype fourth by position (as Dask's chunk functions pass it)
+_WIDER_SIGNATURES = {"arange": _arange}
+
+
 def numpy_signature(func):
     """``inspect.signature`` of a numpy function; numpy 2.4's for the C
     functions of older numpy releases, which carry none.
@@ -280,6 +297,10 @@ def numpy_signature(func):
         For a C function gpuarr has no signature of.
     """
     import inspect
+    wider = _WIDER_SIGNATURES.get(getattr(func, "__name__", None))
+    if wider is not None and getattr(func, "__module__", "").startswith(
+            "numpy"):
+        return inspect.signature(wider)
     try:
         return inspect.signature(func)
     except ValueError:
@@ -358,8 +379,20 @@ def add_loader(loader):
 
 
 def _load():
-    while _LOADERS:
-        _LOADERS.pop(0)()
+    # Threads race to the first lookup (Dask's pool threads start their
+    # first tasks together): the others wait until the table is full.  A
+    # lookup made by a loader itself sees the table as filled so far.
+    global _LOADING
+    me = _thread.get_ident()
+    if _LOADING == me:
+        return
+    with _LOAD_LOCK:
+        _LOADING = me
+        try:
+            while _LOADERS:
+                _LOADERS.pop(0)()
+        finally:
+            _LOADING = None
 
 
 def lookup(func):
@@ -371,7 +404,7 @@ def lookup(func):
     func : callable
         What numpy passes to ``__array_function__``.
     """
-    if _LOADERS:
+    if _LOADERS or _LOADING is not None:
         _load()
     return _FUNCTIONS.get(func)
 
@@ -384,6 +417,6 @@ def functions():
     dict
         A copy (loaders run first).
     """
-    if _LOADERS:
+    if _LOADERS or _LOADING is not None:
         _load()
     return dict(_FUNCTIONS)

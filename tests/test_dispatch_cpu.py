@@ -160,6 +160,22 @@ def test_calls_bind_by_numpys_signature(monkeypatch):
     assert calls[-1][1] == {"a": a, "shape": (5, 2, 3)}
 
 
+def test_creation_functions_with_like_bind_numpys_way(monkeypatch):
+    # NEP 35: numpy strips like= and dispatches on it; numpy.arange takes
+    # dtype fourth by position though its signature names it keyword-only
+    a = g((2, 3))
+    calls = _record(monkeypatch, np.arange)
+    np.arange(1, 10, 2, np.float32, like=a)
+    assert calls[-1][1] == {"start": 1, "stop": 10, "step": 2,
+                            "dtype": np.float32}
+    calls = _record(monkeypatch, np.array)
+    np.array([], like=a, dtype=np.float32, ndmin=2)
+    assert calls[-1][1] == {"obj": [], "dtype": np.float32, "ndmin": 2}
+    calls = _record(monkeypatch, np.ones)
+    np.ones((4,), like=a)
+    assert calls[-1][1]["shape"] == (4,)
+
+
 def test_arguments_gpuarr_lacks_raise_naming_them():
     a = g((4,))
     with pytest.raises(NotImplementedError, match="subok"):
@@ -459,6 +475,31 @@ def test_import_gpuarr_imports_only_the_registry():
                          text=True, check=True, env=child_env(),
                          cwd=CHILD_CWD).stdout.strip()
     assert out == "['gpuarr', 'gpuarr._dispatch']"
+
+
+def test_threads_racing_to_the_first_lookup_all_find_the_table():
+    # Dask's pool threads start their first tasks together; a thread that
+    # came while another was filling the table saw it empty
+    code = textwrap.dedent("""
+        import threading, numpy as np, gpuarr
+        from gpuarr import _dispatch
+        go = threading.Barrier(8)
+        found = []
+        def look():
+            go.wait()
+            found.append(_dispatch.lookup(np.sum) is not None
+                         and _dispatch.lookup(np.full_like) is not None)
+        ts = [threading.Thread(target=look) for _ in range(8)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        print(found.count(True))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True, env=child_env(),
+                         cwd=CHILD_CWD).stdout.strip()
+    assert out == "8"
 
 
 # ---------------------------------------------------------------------------
