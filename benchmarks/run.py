@@ -15,7 +15,7 @@ sys.path.insert(0, HERE)
 from common import add_row, print_table  # noqa: E402
 
 MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
-           "curand", "joining", "sorting", "indexing", "linalg", "fusion", "graph",
+           "curand", "joining", "sorting", "histogram", "indexing", "linalg", "fusion", "graph",
            "managed", "copy2d"]
 
 

@@ -1,8 +1,12 @@
 """Counting into bins (layer 5): numpy's ``bincount``, ``digitize`` and
 ``histogram``.
 
-Bins are found with :func:`gpuarr._sorting.searchsorted` and counted with
-the unbuffered scatter of ``add.at`` (:func:`gpuarr._indexing.ufunc_at`,
+``histogram`` of integer or float data into at most
+:data:`gpuarr._histkernels.MAX_BINS` bins counts in one pass, with the
+edges and a count per bin in each block's shared memory
+(:mod:`gpuarr._histkernels`).  Otherwise (and for ``bincount``) bins are
+found with :func:`gpuarr._sorting.searchsorted` and counted with the
+unbuffered scatter of ``add.at`` (:func:`gpuarr._indexing.ufunc_at`,
 atomics on the device).  What numpy decides from a few numbers (the bin
 edges of ``histogram``, the direction of ``digitize``'s bins, the length of
 ``bincount``'s result) is decided on the host from those numbers, by
@@ -16,6 +20,8 @@ land, so they agree with numpy's to rounding, not bit for bit.
 import numpy as np
 
 from . import _creation, _indexing, _sorting, _ufunc, reductions
+from . import _histkernels as _hk
+from . import _joinkernels as _jk
 from ._array import GPUArray
 
 __all__ = ["bincount", "digitize", "histogram"]
@@ -231,6 +237,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     edges = _edges(a, bins, range)
     nb = edges.size - 1
     de = _creation.to_gpu(edges)
+    if _hk.shared_bins_ok(a.dtype, edges.dtype, nb):
+        hist = _shared_counts(a, edges, de, w, np.ndim(bins) == 0)
+        if w is not None and w.dtype != _F64:
+            hist = hist.astype(w.dtype)
+        if density:
+            hist = _density(hist, edges)
+        return hist, de
     if a.size:
         # bin i holds edges[i] <= v < edges[i + 1], the last one its right
         # edge too; values outside (and NaN) go to a spare bin nb
@@ -252,8 +265,39 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     if w is not None and w.dtype != _F64:
         hist = hist.astype(w.dtype)
     if density:
-        width = _creation.to_gpu(np.array(np.diff(edges), float))
-        hist = _ufunc.apply("true_divide", (
-            _ufunc.apply("true_divide", (hist, width)),
-            reductions.sum(hist)))
+        hist = _density(hist, edges)
     return hist, de
+
+
+def _density(hist, edges):
+    """numpy's density: each count over its bin's width and the total."""
+    width = _creation.to_gpu(np.array(np.diff(edges), float))
+    return _ufunc.apply("true_divide", (
+        _ufunc.apply("true_divide", (hist, width)), reductions.sum(hist)))
+
+
+def _shared_counts(a, edges, de, w, equal):
+    """Counts (float64 weight sums with ``w``) of the 1-d ``a`` into the
+    bins of the host ``edges`` (``de`` on the device) in one launch of
+    the shared-memory kernel; ``equal``: the edges are equal bins (a
+    first guess by arithmetic, then the comparisons)."""
+    nb = edges.size - 1
+    cmp = _hk.compare_dtype(a.dtype, edges.dtype)
+    ce = de if de.dtype == cmp else _creation.to_gpu(edges.astype(cmp))
+    weighted = w is not None
+    counts = _creation.zeros((nb,), _F64 if weighted else np.uint64)
+    if a.size:
+        if weighted and not (w.dtype == _F64 and w.flags.c_contiguous):
+            w = w.astype(_F64)
+        scale = 0.0
+        if equal:
+            span = float(edges[-1]) - float(edges[0])
+            if span > 0 and np.isfinite(span):
+                scale = nb / span
+        spec = _hk.hist_spec(a.dtype, cmp, weighted)
+        _jk.function(spec).prepared_async_call(
+            _jk.gather_grid(a.size), spec.block, None, a.ptr, a.size,
+            a.strides[0] // a.dtype.itemsize, ce.ptr, nb, scale, counts.ptr,
+            w.ptr if weighted else 0,
+            shared_size=_hk.shared_bytes(cmp, nb, weighted))
+    return counts if weighted else counts.view(_I64)

@@ -99,6 +99,8 @@ LAYERS = {
                                "builds"),
     "gpuarr._gatherkernels": (4, "the gather kernel of pad, repeat, tril "
                                  "and triu (per-axis source tables)"),
+    "gpuarr._histkernels": (4, "histogram's one-pass kernel (edges and "
+                               "counts in shared memory)"),
     "gpuarr._joinkernels": (4, "the joining kernel (many strided copies, "
                                "casting, in one launch) and take/put"),
     "gpuarr._sortkernels": (4, "sorting and searching kernels: radix sort "

@@ -165,3 +165,48 @@ def test_errors_before_any_device_work():
         gpuarr.isin(a, a, kind="hash")
     with pytest.raises(ValueError, match="only supported for boolean"):
         gpuarr.isin(a, a, kind="table")
+
+
+# ---------------------------------------------------------------------------
+# histogram's shared-memory kernel
+
+def test_histogram_kernel_compiles_for_every_dtype_pair():
+    from _util import batch_sources, kernel_compiler
+    from gpuarr import _histkernels as hk
+    compile_ = kernel_compiler()
+    if compile_ is None:
+        pytest.skip("neither gpuarr.compiler (NVRTC/nvcc) nor nvcc is "
+                    "available")
+    data = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8"]
+    specs = {}
+    for d in data:
+        for e in ("f2", "f4", "f8", "i8", "u8"):
+            cmp = hk.compare_dtype(d, e)
+            for w in (False, True):
+                s = hk.hist_spec(d, cmp, w)
+                specs[s.kkey] = s
+    compile_(batch_sources(list(specs.values())))
+
+
+def test_histogram_kernel_takes_what_it_compares_exactly():
+    from gpuarr import _histkernels as hk
+    for d, e in [("i1", "f8"), ("u8", "i8"), ("i2", "f2"), ("f2", "f2"),
+                 ("f4", "f8"), ("i4", "i8"), ("u2", "u8")]:
+        p = np.promote_types(d, e)
+        c = hk.compare_dtype(d, e)
+        # the comparison type holds both sides' values as numpy's promoted
+        # type does, in the same order
+        assert c.kind == ("f" if p.kind == "f" else p.kind)
+        assert c.itemsize >= p.itemsize
+    for d, e in [("?", "f8"), ("c8", "f8"), ("f8", "c16"), ("i4", "?")]:
+        assert hk.compare_dtype(d, e) is None
+        assert not hk.shared_bins_ok(d, e, 10)
+    assert hk.shared_bins_ok("f4", "f4", hk.MAX_BINS)
+    assert not hk.shared_bins_ok("f4", "f4", hk.MAX_BINS + 1)
+    assert not hk.shared_bins_ok("f4", "f4", 0)
+    # edges rounded to 8 bytes, then 4-byte counts (8 with weights): the
+    # largest launch fits the 48 KiB a block may take without opting in
+    assert hk.shared_bytes(np.float32, 3, False) == 16 + 12
+    assert hk.shared_bytes(np.float64, hk.MAX_BINS, True) <= 48 * 1024
+    with pytest.raises(TypeError):
+        hk.hist_spec("c8", np.float64, False)
