@@ -146,7 +146,10 @@ def _class(name, cls, classes):
     for attr in sorted(vars(cls)):
         if attr in ("__init__", "__new__", "__doc__", "__module__",
                     "__pyx_vtable__", "__reduce_cython__",
-                    "__setstate_cython__", "__dict__", "__weakref__"):
+                    "__setstate_cython__", "__dict__", "__weakref__",
+                    # the buffer protocol's Python face exists from 3.12
+                    # on: the stub is the same on every Python
+                    "__buffer__", "__release_buffer__"):
             continue
         if attr.startswith("_") and not (attr.startswith("__")
                                          and attr.endswith("__")):

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from _util import CHILD_CWD, child_env
 from test_driver_fake import check
 
 pytest.importorskip("dask.array", reason="Dask is not installed "
@@ -21,8 +22,8 @@ def test_import_needs_no_driver():
             "gpuarr.dask.register()\n"
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                       text=True, env={"GPUARR_LIBCUDA": "/nonexistent.so",
-                                       "PATH": "/usr/bin:/bin"})
+                       text=True, cwd=CHILD_CWD, env=child_env(
+                           GPUARR_LIBCUDA="/nonexistent/libcuda.so.1"))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 

@@ -132,7 +132,7 @@ def test_cumsum_both_methods(threaded):
     check(x.cumsum(axis=0).compute(), h.cumsum(axis=0))
     check(x.cumsum(axis=1, method="blelloch").compute(), h.cumsum(axis=1))
     hi = data((333,), np.int64)
-    check(dasked(hi, 50).cumsum().compute(), hi.cumsum())
+    check(dasked(hi, 50).cumsum(axis=0).compute(), hi.cumsum())
 
 
 def test_indexing(threaded):

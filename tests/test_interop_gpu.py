@@ -305,8 +305,12 @@ if lib == "numba":
     n = cuda.as_cuda_array(d)                       # CAI, no copy
     assert n.__cuda_array_interface__["data"][0] == d.ptr
     np.testing.assert_array_equal(n.copy_to_host(), h)
-    back = gpuarr.asarray(cuda.to_device(h[::-1]))  # Numba's array into gpuarr
+    nd = cuda.to_device(np.ascontiguousarray(h[::-1]))  # Numba's, into gpuarr
+    back = gpuarr.asarray(nd)
+    assert back.ptr == nd.__cuda_array_interface__["data"][0]
     np.testing.assert_array_equal(back.get(), h[::-1])
+    strided = gpuarr.asarray(nd[:, ::2])                 # CAI strides honoured
+    np.testing.assert_array_equal(strided.get(), h[::-1][:, ::2])
 else:
     os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
     import jax, jax.numpy as jnp
