@@ -4,7 +4,8 @@
 ``histogram`` of integer or float data into at most
 :data:`gpuarr._histkernels.MAX_BINS` bins counts in one pass, with the
 edges and a count per bin in each block's shared memory
-(:mod:`gpuarr._histkernels`).  Otherwise (and for ``bincount``) bins are
+(:mod:`gpuarr._histkernels`), and so does ``bincount`` of integers below
+that many.  Otherwise bins are
 found with :func:`gpuarr._sorting.searchsorted` and counted with the
 unbuffered scatter of ``add.at`` (:func:`gpuarr._indexing.ufunc_at`,
 atomics on the device).  What numpy decides from a few numbers (the bin
@@ -89,11 +90,20 @@ def bincount(x, weights=None, minlength=0):
     out_dt = _I64 if w is None else _F64
     if x.size == 0:
         return _creation.zeros((minlength,), out_dt)
-    xi = x if x.dtype == _I64 else x.astype(_I64)
-    lo = _scalar(reductions.min(xi))
-    if lo < 0:
+    if x.dtype.kind != "b":
+        lo = _scalar(reductions.min(x))
+        if lo < 0:
+            raise ValueError("'list' argument must have no negative "
+                             "elements")
+    top = int(_scalar(reductions.max(x)))
+    if top >= 2 ** 63:              # negative once numpy casts it to intp
         raise ValueError("'list' argument must have no negative elements")
-    n = max(int(_scalar(reductions.max(xi))) + 1, minlength)
+    n = max(top + 1, minlength)
+    if x.dtype.kind != "b" and n <= _hk.MAX_BINS:
+        # the histogram of bins [k, k + 1): no value reaches the last edge
+        edges = np.arange(n + 1, dtype=_I64)
+        return _shared_counts(x, edges, _creation.to_gpu(edges), w, True)
+    xi = x if x.dtype == _I64 else x.astype(_I64)
     out = _creation.zeros((n,), out_dt)
     vals = 1 if w is None else (w if w.dtype == _F64 else w.astype(_F64))
     _indexing.ufunc_at("add", out, xi, vals)

@@ -114,6 +114,12 @@ def test_bincount(dt):
           np.bincount(x, weights=w), 1e-9)
     same(gpuarr.bincount(gpuarr.to_gpu(x[:0]), minlength=3),
          np.bincount(x[:0], minlength=3))
+    # values up to 2047 count in shared memory, past it through add.at
+    for top in (2047, 2048, 5000):
+        big = _rng.integers(0, top + 1, 30_001)
+        big[7] = top
+        big = big.astype(dt) if dt.kind != "b" else big > top // 2
+        same(gpuarr.bincount(gpuarr.to_gpu(big)), np.bincount(big))
 
 
 def test_bincount_negative_raises():
@@ -187,7 +193,7 @@ def test_histogram_in_shared_memory(dt):
     for kw in ({"bins": 64, "range": span}, {"bins": many[0], "range": span},
                {"bins": many[-1], "range": span}, {"bins": 3, "range": span},
                {"bins": np.sort(rng.uniform(*span, 300))},
-               {"bins": np.array([span[0], 0, 0, 1, 1, span[1]])}):
+               {"bins": np.array([span[0], 30, 30, 31, 31, span[1]])}):
         h, e = gpuarr.histogram(g, **kw)
         wh, we = np.histogram(a, **kw)
         same(e, we)
