@@ -13,6 +13,7 @@ builds with -O0 -g for debugging.
 import os
 
 import numpy
+import setuptools
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -37,7 +38,14 @@ extensions = [
     ),
 ]
 
+# PEP 639's License-Expression where setuptools writes it (77 and newer);
+# the License field before
+_LICENSE = ({"license_expression": "MIT"}
+            if int(setuptools.__version__.split(".")[0]) >= 77
+            else {"license": "MIT"})
+
 setup(
+    **_LICENSE,
     ext_modules=cythonize(
         extensions,
         language_level=3,

@@ -5,8 +5,8 @@
 Fails (exit 1, naming each problem) when the wheel ships tests, Cython's
 generated C, benchmarks or build leftovers; when it lacks the extension,
 the Mako templates, the built-in headers' directory (if the source tree has
-one), ``py.typed`` and ``__init__.pyi`` (if the source tree has them) or the
-license; or when the
+one), ``py.typed`` and ``__init__.pyi`` (if the source tree has them), the
+license file or the license in METADATA; or when the
 extension is over 2 MiB (it is linked stripped: 1.3 MB with the whole
 driver API of issue 12; with symbols it is several times that).
 """
@@ -21,6 +21,8 @@ MAX_EXTENSION = 2 << 20
 def problems(path):
     with zipfile.ZipFile(path) as z:
         infos = z.infolist()
+        meta = [z.read(i).decode("utf-8", "replace") for i in infos
+                if i.filename.endswith(".dist-info/METADATA")]
     names = [i.filename for i in infos]
     out = []
     for n in names:
@@ -56,6 +58,11 @@ def problems(path):
         out.append("gpuarr/__init__.pyi missing (the flat namespace's stub)")
     if not any(n.endswith("LICENSE") and ".dist-info/" in n for n in names):
         out.append("no LICENSE in the dist-info")
+    # PEP 639's SPDX expression (setuptools 77 and newer, as pip's isolated
+    # builds use), or the License field of an older setuptools
+    lines = meta[0].splitlines() if meta else []
+    if "License-Expression: MIT" not in lines and "License: MIT" not in lines:
+        out.append("METADATA names no license (License-Expression: MIT)")
     return out
 
 
