@@ -101,6 +101,7 @@ _NAMES["ndarray"] = ("gpuarr.gpuarray", "GPUArray")
 _NAMES["show_config"] = ("gpuarr._diagnostics", "show_config")
 _NAMES["fuse"] = ("gpuarr._fusion", "fuse")
 _NAMES["array"] = ("gpuarr._creation", "array")
+_NAMES["Device"] = ("gpuarr.driver", "Device")     # ``with gpuarr.Device(1):``
 del _mod, _names, _n
 
 #: submodules reachable as attributes (``gpuarr.cumath.sin``) without an

@@ -162,6 +162,9 @@ from gpuarr.cumulative import (
     cumprod as cumprod,
     cumsum as cumsum,
 )
+from gpuarr.driver import (
+    Device as Device,
+)
 from gpuarr.gpuarray import (
     GPUArray as GPUArray,
     UFuncTypeError as UFuncTypeError,

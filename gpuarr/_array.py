@@ -233,8 +233,8 @@ class GPUArray(_Declared):
 
     @property
     def device(self) -> _drv.Device:
-        """The :class:`gpuarr.driver.Device` of the current context."""
-        return _drv.Context.get_device()
+        """The Device holding the memory (the current one's when empty)."""
+        return _drv.Device(_interop.dlpack_device(self)[1])
 
     def _view(self, shape, strides, offset, dtype=None):
         """A view sharing memory, ``offset`` bytes from ``ptr``."""
@@ -762,7 +762,6 @@ from . import _pymethods, _pyreduce, cumulative, reductions  # noqa: E402
 from . import _sorting, _matmul  # noqa: E402
 from . import _protocols  # noqa: E402  numpy's protocols (NEP 13, NEP 18)
 GPUArray.__array_ufunc__ = _protocols.array_ufunc
-
 GPUArray.__array_function__ = _protocols.array_function
 
 
@@ -793,6 +792,7 @@ _routine_method(_pyreduce, "all", "method_all")
 for _name in ("reverse", "mul_add", "bind_to_texref", "bind_to_texref_ext"):
     _routine_method(_pymethods, _name)
 _routine_method(_pymethods, "_new_like_me", "new_like_me")
+_routine_method(_transfer, "to_device")
 GPUArray._grid = property(lambda self: _pymethods.launch_grid(self),
                           doc="PyCUDA's grid for the elements (``splay``).")
 GPUArray._block = property(lambda self: _pymethods.launch_block(self),

@@ -1,12 +1,17 @@
 # Devices; part of gpuarr/_driver.pyx, which includes this file.
 #
 # Owns: the Device class (count, name, attributes, total memory, the
-# default memory pool) and the two ways a context is made from a device
-# (retain_primary_context, make_context).
+# default memory pool), the two ways a context is made from a device
+# (retain_primary_context, make_context), and the primary context kept for
+# ``with device:`` (get_primary_context).
 
 # The MemoryPool set with Device.set_mem_pool, per device ordinal: kept
 # alive while the driver draws from it.
 _chosen_pools = {}
+# Device.get_primary_context's contexts, by device handle, kept for the life
+# of the process (released, if at all, by the interpreter's teardown)
+_kept_primary = {}
+_kept_lock = threading.Lock()
 
 
 cdef Device _device_from_handle(CUdevice h):
@@ -171,6 +176,51 @@ A CUDA device (``CUdevice``).
         cdef CUcontext c = NULL
         check(api.cuDevicePrimaryCtxRetain(&c, self.handle), "cuDevicePrimaryCtxRetain")
         return _new_context(c, self, True, True)
+
+    def get_primary_context(self):
+        """This device's primary context, retained once and kept for the
+        life of the process: the context ``with device:`` makes current
+        and :meth:`gpuarr.GPUArray.to_device` allocates in (a gpuarr
+        addition; PyCUDA has none).
+
+        Returns
+        -------
+        Context
+            The same object at every call while it is valid (the one
+            :meth:`retain_primary_context` returns meanwhile, each of whose
+            extra retains ``detach()`` gives back).
+        """
+        with _kept_lock:
+            ctx = _kept_primary.get(self.handle)
+            if ctx is None or not (<Context>ctx).valid:
+                ctx = self.retain_primary_context()
+                _kept_primary[self.handle] = ctx
+        return ctx
+
+    def __enter__(self):
+        """``with device:``: make the device's primary context
+        (:meth:`get_primary_context`) current for the block, as CuPy's
+        ``with cupy.cuda.Device(n):`` switches devices.
+
+        Returns
+        -------
+        Device
+            ``self``.
+        """
+        self.get_primary_context().push()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        """Pop the context ``__enter__`` pushed, making current again the
+        one that was.
+
+        Returns
+        -------
+        bool
+            False: exceptions propagate.
+        """
+        Context.pop()
+        return False
 
     def make_context(self, unsigned int flags=0):
         """Create a new context on this device and make it current

@@ -8,6 +8,8 @@ are cast with numpy's unsafe rule (Python numbers with numpy's range
 checks), and a value overlapping the destination is copied first.
 """
 
+import operator
+
 import numpy as np
 
 from . import _creation, _dtypes, _layout
@@ -121,6 +123,61 @@ def astype(a, dtype, order="K", casting="unsafe", copy=True, stream=None):
         return a
     out = _creation.empty(a.shape, dtype, order=copy_order(order, a))
     copy_into(out, a, stream)
+    return out
+
+
+def to_device(a, device):
+    """``a`` on ``device``: the Array API's ``x.to_device(device)``,
+    PyTorch's ``x.to("cuda:n")``.
+
+    The copy is allocated in ``device``'s primary context
+    (:meth:`gpuarr.driver.Device.get_primary_context`, the one
+    ``with device:`` makes current) and filled by ``cuMemcpyPeer`` from
+    the context ``a``'s memory belongs to; a non-contiguous ``a`` is made
+    C-contiguous on its own device first.  No peer access is needed.
+
+    Parameters
+    ----------
+    a : GPUArray
+    device : gpuarr.driver.Device or int
+        The target device, or its ordinal.
+
+    Returns
+    -------
+    GPUArray
+        ``a`` itself when its memory is on ``device`` already (as the
+        Array API allows); else a new C-contiguous array of ``a``'s shape
+        and dtype on ``device``, complete when the function returns.
+
+    Raises
+    ------
+    TypeError
+        For a ``device`` that is neither a Device nor an integer.
+    gpuarr.driver.LogicError
+        ``CUDA_ERROR_INVALID_DEVICE`` for an ordinal with no device.
+    """
+    if not isinstance(device, _drv.Device):
+        device = _drv.Device(operator.index(device))
+    if a.device == device:
+        return a
+    src_ctx = _drv.pointer_get_attribute(
+        _drv.pointer_attribute.CONTEXT, a.ptr) if a.size else None
+    dst_ctx = device.get_primary_context()
+    src = a
+    if not a.flags.c_contiguous:
+        src_ctx.push()
+        try:
+            src = copy(a)
+        finally:
+            _drv.Context.pop()
+    dst_ctx.push()
+    try:
+        out = _creation.empty(a.shape, a.dtype)
+    finally:
+        _drv.Context.pop()
+    if a.size:
+        _drv.memcpy_peer(out.ptr, src.ptr, src.nbytes, dest_context=dst_ctx,
+                         src_context=src_ctx)
     return out
 
 

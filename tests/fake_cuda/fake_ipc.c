@@ -103,32 +103,48 @@ EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer)
         return FAIL(E_INVALID_VALUE);
     NEED_DEVICE(d);
     NEED_DEVICE(peer);
-    *can = 0;
+    *can = d != peer;            /* two fake devices always can */
     return OK;
 }
 
+/* Peer access between contexts of two devices is kept per device pair;
+ * within one device it is unsupported, as with the single fake device. */
 EXPORT CUresult cuCtxEnablePeerAccess(void *peer, unsigned int flags)
 {
-    NEED_CTX(NULL);
+    Ctx *c;
+    NEED_CTX(&c);
     if (flags)
         return FAIL(E_INVALID_VALUE);
     LOCK();
     Ctx *p = find_ctx(peer);
-    UNLOCK();
+    CUresult r = OK;
     if (!p)
-        return FAIL(E_INVALID_CONTEXT);
-    return FAIL(217);            /* CUDA_ERROR_PEER_ACCESS_UNSUPPORTED */
+        r = E_INVALID_CONTEXT;
+    else if (p->device == c->device)
+        r = 217;                 /* CUDA_ERROR_PEER_ACCESS_UNSUPPORTED */
+    else if (peer_enabled[c->device][p->device])
+        r = 704;                 /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+    else
+        peer_enabled[c->device][p->device] = 1;
+    UNLOCK();
+    return r ? FAIL(r) : OK;
 }
 
 EXPORT CUresult cuCtxDisablePeerAccess(void *peer)
 {
-    NEED_CTX(NULL);
+    Ctx *c;
+    NEED_CTX(&c);
     LOCK();
     Ctx *p = find_ctx(peer);
-    UNLOCK();
+    CUresult r = OK;
     if (!p)
-        return FAIL(E_INVALID_CONTEXT);
-    return FAIL(705);            /* CUDA_ERROR_PEER_ACCESS_NOT_ENABLED */
+        r = E_INVALID_CONTEXT;
+    else if (!peer_enabled[c->device][p->device])
+        r = 705;                 /* CUDA_ERROR_PEER_ACCESS_NOT_ENABLED */
+    else
+        peer_enabled[c->device][p->device] = 0;
+    UNLOCK();
+    return r ? FAIL(r) : OK;
 }
 
 /* Open IPC memory mappings not yet closed. */

@@ -120,6 +120,7 @@ typedef struct Ctx {
     int cache_config;
     struct Ctx *next_all;     /* every context ever made; never freed */
     int attached;             /* cuCtxAttach holds not yet detached */
+    int device;               /* its device's ordinal */
 } Ctx;
 
 typedef struct Func {
@@ -153,9 +154,17 @@ typedef struct Res {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;
+/* Devices: FAKE_CUDA_DEVICES (1 to MAX_DEVICES, default 1), read by cuInit.
+ * Device 0's primary context is primary_ctx (the counters report it); the
+ * others' are made on their first retain and joined to all_ctx. */
+#define MAX_DEVICES 8
+static int ndevices = 1;
 static Ctx primary_ctx = {1, 0, 0, {0}, 0, NULL};
 static Ctx *all_ctx = &primary_ctx;
 static int primary_refcount;
+static Ctx other_primary[MAX_DEVICES];
+static int other_refcount[MAX_DEVICES];
+static int peer_enabled[MAX_DEVICES][MAX_DEVICES];
 static Res *resources;
 static __thread Ctx *stack[STACK_DEPTH];
 static __thread int depth;
@@ -340,6 +349,9 @@ EXPORT CUresult cuInit(unsigned int flags)
     LOCK();
     initialized = 1;
     cnt.init_calls++;
+    const char *nd = getenv("FAKE_CUDA_DEVICES");
+    if (nd && atoi(nd) >= 1 && atoi(nd) <= MAX_DEVICES)
+        ndevices = atoi(nd);
     UNLOCK();
     return OK;
 }
@@ -422,7 +434,7 @@ static CUresult check_device(CUdevice d)
 {
     if (!initialized)
         return E_NOT_INITIALIZED;
-    return d == 0 ? OK : E_INVALID_DEVICE;
+    return d >= 0 && d < ndevices ? OK : E_INVALID_DEVICE;
 }
 
 #define NEED_DEVICE(d) do { CUresult r_ = check_device(d); if (r_) return FAIL(r_); } while (0)
@@ -432,9 +444,9 @@ EXPORT CUresult cuDeviceGet(CUdevice *out, int ordinal)
     NEED_INIT();
     if (!out)
         return FAIL(E_INVALID_VALUE);
-    if (ordinal != 0)
+    if (ordinal < 0 || ordinal >= ndevices)
         return FAIL(E_INVALID_DEVICE);
-    *out = 0;
+    *out = ordinal;
     return OK;
 }
 
@@ -443,7 +455,7 @@ EXPORT CUresult cuDeviceGetCount(int *n)
     NEED_INIT();
     if (!n)
         return FAIL(E_INVALID_VALUE);
-    *n = 1;
+    *n = ndevices;
     return OK;
 }
 
@@ -484,7 +496,7 @@ EXPORT CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
     NEED_DEVICE(d);
     if (!buf || len <= 0)
         return FAIL(E_INVALID_VALUE);
-    snprintf(buf, (size_t)len, "%s", "0000:1B:00.0");
+    snprintf(buf, (size_t)len, "0000:%02X:00.0", 0x1B + d);
     return OK;
 }
 
@@ -499,18 +511,39 @@ static void reset_limits(Ctx *c)
     c->cache_config = 0;
 }
 
+/* Device d's primary context and its retain count (call with the lock). */
+static Ctx *primary_of(CUdevice d)
+{
+    if (d == 0)
+        return &primary_ctx;
+    Ctx *c = &other_primary[d];
+    if (!c->primary) {
+        c->primary = 1;
+        c->device = d;
+        c->next_all = all_ctx;
+        all_ctx = c;
+    }
+    return c;
+}
+
+static int *refcount_of(CUdevice d)
+{
+    return d == 0 ? &primary_refcount : &other_refcount[d];
+}
+
 EXPORT CUresult cuDevicePrimaryCtxRetain(void **out, CUdevice d)
 {
     NEED_DEVICE(d);
     if (!out)
         return FAIL(E_INVALID_VALUE);
     LOCK();
-    if (!primary_ctx.alive) {
-        primary_ctx.alive = 1;
-        reset_limits(&primary_ctx);
+    Ctx *p = primary_of(d);
+    if (!p->alive) {
+        p->alive = 1;
+        reset_limits(p);
     }
-    primary_refcount++;
-    *out = &primary_ctx;
+    (*refcount_of(d))++;
+    *out = p;
     UNLOCK();
     return OK;
 }
@@ -519,14 +552,16 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 {
     NEED_DEVICE(d);
     LOCK();
-    if (primary_refcount == 0) {
+    int *n = refcount_of(d);
+    if (*n == 0) {
         UNLOCK();
         return FAIL(E_INVALID_CONTEXT);
     }
-    if (--primary_refcount == 0) {
+    if (--*n == 0) {
         /* The context is reset, but (unlike cuCtxDestroy) never popped. */
-        drop_context_resources(&primary_ctx);
-        primary_ctx.alive = 0;
+        Ctx *p = primary_of(d);
+        drop_context_resources(p);
+        p->alive = 0;
         cnt.primary_resets++;
     }
     UNLOCK();
@@ -538,8 +573,11 @@ EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int 
     NEED_DEVICE(d);
     if (!flags || !active)
         return FAIL(E_INVALID_VALUE);
-    *flags = primary_ctx.flags;
-    *active = primary_ctx.alive;
+    LOCK();
+    Ctx *p = primary_of(d);
+    *flags = p->flags;
+    *active = p->alive;
+    UNLOCK();
     return OK;
 }
 
@@ -552,7 +590,7 @@ static CUresult create_ctx(void **out, unsigned flags, CUdevice d)
     Ctx *c = calloc(1, sizeof *c);
     if (!c)
         return E_OUT_OF_MEMORY;
-    (void)d;
+    c->device = d;
     c->alive = 1;
     c->flags = flags;
     reset_limits(c);
@@ -668,10 +706,11 @@ EXPORT CUresult cuCtxSynchronize(void)
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *out)
 {
-    NEED_CTX(NULL);
+    Ctx *c;
+    NEED_CTX(&c);
     if (!out)
         return FAIL(E_INVALID_VALUE);
-    *out = 0;
+    *out = c->device;
     return OK;
 }
 
@@ -1229,7 +1268,7 @@ EXPORT CUresult cuPointerGetAttribute(void *out, int attr, CUdeviceptr p)
         *(void **)out = DP(p);
         return OK;
     case 8: *(unsigned *)out = (copy.flags & FAKE_MANAGED) != 0; return OK;
-    case 9: *(int *)out = 0; return OK;
+    case 9: *(int *)out = copy.ctx ? ((Ctx *)copy.ctx)->device : 0; return OK;
     case 11: *(CUdeviceptr *)out = (CUdeviceptr)(uintptr_t)copy.ptr; return OK;
     case 12: *(size_t *)out = copy.size; return OK;
     default: return FAIL(E_INVALID_VALUE);

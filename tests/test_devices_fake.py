@@ -1,0 +1,98 @@
+"""Several devices on the fake libcuda (FAKE_CUDA_DEVICES=2): ``with
+Device(n):`` switching the current context, each array reporting the
+device of its own memory, and ``to_device`` copying between devices with
+``cuMemcpyPeer`` (the fake's memory is host memory, so the values are
+real; it runs no kernels, so only contiguous copies are covered here)."""
+from test_driver_fake import check
+
+TWO = {"FAKE_CUDA_DEVICES": "2"}
+
+
+def test_with_device_switches_and_restores_the_current_context(fake_lib):
+    check(fake_lib, """
+        import gpuarr, gpuarr.driver as drv
+        assert drv.Device.count() == 2 and gpuarr.Device is drv.Device
+        d0, d1 = drv.Device(0), drv.Device(1)
+        before = drv.Context.get_current()
+        assert before.get_device() == d0
+        with d1 as d:
+            assert d is d1
+            cur = drv.Context.get_current()
+            assert cur.get_device() == d1
+            assert cur is d1.get_primary_context()
+            with d0:
+                assert drv.Context.get_device() == d0
+            assert drv.Context.get_device() == d1
+        assert drv.Context.get_current() == before
+        # an exception in the block still pops
+        try:
+            with d1:
+                raise KeyError("x")
+        except KeyError:
+            pass
+        assert drv.Context.get_current() == before
+        # one kept context per device, the same object each time
+        assert d1.get_primary_context() is d1.get_primary_context()
+        assert d1.get_primary_context() != d0.get_primary_context()
+        assert d1.pci_bus_id() != d0.pci_bus_id()
+        assert d0.can_access_peer(d1) and not d0.can_access_peer(d0)
+    """, env=TWO)
+
+
+def test_arrays_report_their_own_device(fake_lib):
+    check(fake_lib, """
+        import numpy as np, gpuarr, gpuarr.driver as drv
+        x = gpuarr.to_gpu(np.arange(6.0))
+        with gpuarr.Device(1):
+            y = gpuarr.to_gpu(np.arange(4, dtype=np.int32))
+            assert x.device == drv.Device(0)       # not the current one
+            assert y.device == drv.Device(1)
+        assert y.device == drv.Device(1)
+        assert y.__dlpack_device__() == (2, 1)
+        assert x.__dlpack_device__() == (2, 0)
+        assert y[1:].device == drv.Device(1)       # views too
+    """, env=TWO)
+
+
+def test_to_device_copies_between_devices(fake_lib):
+    check(fake_lib, """
+        import ctypes
+        import numpy as np, gpuarr, gpuarr.driver as drv
+        def last_copy():
+            # (call, (dst context, src context)) of the fake's last copy
+            buf = ctypes.create_string_buffer(64)
+            ctxs = (ctypes.c_void_p * 2)()
+            fk.lib.fake_array_last_copy(buf, 64, ctxs)
+            return buf.value.decode(), (ctxs[0] or 0, ctxs[1] or 0)
+        h = np.random.default_rng(4).standard_normal((5, 7)).astype(np.float32)
+        x = gpuarr.to_gpu(h)
+        assert x.to_device(0) is x and x.to_device(drv.Device(0)) is x
+        z = x.to_device(1)
+        d1ctx = drv.Device(1).get_primary_context()
+        assert last_copy() == ("cuMemcpyPeer", (d1ctx.handle, ctx.handle))
+        assert z.device == drv.Device(1) and z.shape == h.shape
+        assert z.dtype == h.dtype and (z.get() == h).all()
+        # the copy lives in device 1's kept primary context
+        ctx = drv.pointer_get_attribute(drv.pointer_attribute.CONTEXT, z.ptr)
+        assert ctx is drv.Device(1).get_primary_context()
+        back = z.to_device(0)
+        assert back.device == drv.Device(0) and (back.get() == h).all()
+        # a contiguous view moves its own elements only
+        v = x[2:4].to_device(1)
+        assert (v.get() == h[2:4]).all()
+        e = gpuarr.empty((0, 3), np.float32).to_device(1)
+        assert e.shape == (0, 3)
+        for bad in ("1", 1.0, None):
+            try:
+                x.to_device(bad)
+            except TypeError:
+                pass
+            else:
+                raise AssertionError(bad)
+        try:
+            x.to_device(2)
+        except drv.Error as e:
+            assert "INVALID_DEVICE" in str(e)
+        else:
+            raise AssertionError("device 2 exists?")
+    """, env=TWO)

@@ -1,0 +1,56 @@
+"""Devices on the GPU machine: ``with Device(n):``, ``GPUArray.device`` and
+``to_device`` against the real driver.  One device checks the
+single-device paths; the cross-device ones need two and skip otherwise."""
+import numpy as np
+import pytest
+
+import gpuarr
+import gpuarr.driver as drv
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _ctx(context):
+    yield
+
+
+def two_devices():
+    if drv.Device.count() < 2:
+        pytest.skip("needs two GPUs (this machine has %d)"
+                    % drv.Device.count())
+    return drv.Device(0), drv.Device(1)
+
+
+def test_with_device_on_one_device(context):
+    d0 = drv.Device(0)
+    before = drv.Context.get_current()
+    with gpuarr.Device(0):
+        # the kept primary context is autoinit's, shared with CuPy and
+        # PyTorch
+        assert drv.Context.get_current() is d0.get_primary_context()
+        assert drv.Context.get_current() == context
+        x = gpuarr.to_gpu(np.arange(10.0))
+        assert (np.sin(x).get() == np.sin(np.arange(10.0))).all()
+    assert drv.Context.get_current() == before
+    assert x.device == d0 and x[3:].device == d0
+    assert x.to_device(0) is x and x.to_device(d0) is x
+
+
+def test_to_device_moves_values_between_two_devices():
+    d0, d1 = two_devices()
+    rng = np.random.default_rng()
+    h = rng.standard_normal((333, 77)).astype(np.float32)
+    x = gpuarr.to_gpu(h)
+    for src, want in ((x, h), (x[::-2, 5:], h[::-2, 5:]), (x.T, h.T)):
+        y = src.to_device(1)
+        assert y.device == d1 and y.flags.c_contiguous
+        np.testing.assert_array_equal(y.get(), want)
+        with d1:
+            # work on device 1 in its own context
+            np.testing.assert_allclose((y * 2 + 1).get(), want * 2 + 1)
+        z = y.to_device(d0)
+        assert z.device == d0
+        np.testing.assert_array_equal(z.get(), want)
+    assert x.__dlpack_device__() == (2, 0)
+    assert x.to_device(1).__dlpack_device__() == (2, 1)
