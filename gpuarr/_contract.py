@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation
 from . import _decomp
 from . import _dtypes
@@ -536,3 +537,7 @@ def matrix_power(a, n):
             break
         z = _matmul.matmul(z, z)
     return result.copy() if result is a else result
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _joining, _manipulation, _matmul, _ufunc
 from . import reductions as _rs
 from ._array import GPUArray
@@ -242,3 +243,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     else:
         _ufunc.apply("clip", (c, -1.0, 1.0), out=c)
     return c
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

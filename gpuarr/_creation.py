@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _docpieces, _dtypes, _interop, _layout, _transfer
 from . import driver as _drv
 from ._array import GPUArray, default_allocator, make
@@ -658,3 +659,6 @@ def from_dlpack(x, *, device=None, copy=None):
     """
     return _interop.from_dlpack(x, copy)
 
+
+# run on the arrays' device (issue 16)
+_placement.route(globals(), names=("empty_like", "zeros_like", "ones_like", "full_like"))

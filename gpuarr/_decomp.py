@@ -21,6 +21,7 @@ import collections
 
 import numpy as np
 
+from . import _placement
 from . import _creation
 from . import _cusolver
 from . import _layout
@@ -651,3 +652,7 @@ def _svd_qr(a, dt, rdt, full_matrices, compute_uv):
         return vb, s, ub
     return (_transfer.astype(swap_last(ub), dt, order="C"), s,
             _transfer.astype(swap_last(vb), dt, order="C"))
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

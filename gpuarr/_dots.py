@@ -5,6 +5,7 @@
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout, _matmul, _transfer, _ufunc
 from . import reduction as _red
 from ._array import GPUArray
@@ -207,3 +208,7 @@ def vdot(a, b):
     w = _creation.empty_c((), res)
     _red.run_reduction("vdot", (a, b), w, tuple(range(len(a.shape))), res)
     return w
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

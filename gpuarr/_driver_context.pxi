@@ -33,6 +33,10 @@ def add_detach_hook(func):
 
 # Context wrappers by handle, so one CUcontext has one Python object.
 _contexts = weakref.WeakValueDictionary()
+# The ordinals of the devices some Context object was made for in this
+# process (never shrinks): while it holds one device, operations need not
+# ask which device their arrays are on (gpuarr._placement reads it).
+context_devices = set()
 # (handle, weak reference to its Context) of the last lookup, replaced as one
 # object so that threads with different current contexts never see a mixed
 # pair; weak, so the cache never keeps a context alive.
@@ -76,6 +80,7 @@ cdef Context _new_context(CUcontext c, Device dev, bint primary, bint owned):
     ctx = Context.__new__(Context)
     ctx.ctx = c
     ctx.device = dev
+    context_devices.add(dev.handle)
     ctx.primary = primary
     ctx.owned = owned
     ctx.valid = True

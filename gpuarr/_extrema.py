@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _layout, _ufunc
 from . import reduction as _red
 from ._reducecore import as_array, normalize_axes, reduction_target
@@ -430,3 +431,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A00
         return r
     return _reduce("all", np.all, "logical_and", a, axis, out, keepdims, _B,
                    _B, {"axis": axis, "keepdims": keepdims})
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

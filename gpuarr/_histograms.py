@@ -20,6 +20,7 @@ land, so they agree with numpy's to rounding, not bit for bit.
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _indexing, _sorting, _ufunc, reductions
 from . import _histkernels as _hk
 from . import _joinkernels as _jk
@@ -311,3 +312,7 @@ def _shared_counts(a, edges, de, w, equal):
             w.ptr if weighted else 0,
             shared_size=_hk.shared_bytes(cmp, nb, weighted))
     return counts if weighted else counts.view(_I64)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -28,6 +28,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _indexkey, _layout, _transfer
 from . import _indexkernels as _ik
 from . import _ufunc
@@ -504,3 +505,7 @@ def ufunc_at(name, a, indices, b=None):
     for dim in pd + qd:
         args += dim
     _ik.function(spec).prepared_call(_ik.grid(vals.size), spec.block, *args)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals(), skip=("raise_bad_index",), copies={"setitem": 2})

@@ -16,6 +16,7 @@ in half the L2 cache (:func:`gpuarr._joinkernels.gather_groups`).
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout, _transfer
 from . import _joinkernels as _jk
 from . import _manipulation as _manip
@@ -713,3 +714,7 @@ def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None,
     _finish(out, targets, stream, idx is not indices
             or any(x is not g for x, g in zip(srcs, given)))
     return out
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -55,6 +55,9 @@ LAYERS = {
     "gpuarr._driver": (1, "libcuda loaded at run time, every handle, launch"),
     "gpuarr.driver": (1, "the public driver API (PyCUDA's names)"),
     "gpuarr._percontext": (2, "per-context state, dropped at detach"),
+    "gpuarr._placement": (2, "which device an operation on arrays runs on: "
+                             "the arrays' context pushed, two devices "
+                             "refused"),
     "gpuarr.tools": (2, "memory pools; PyCUDA's tools names"),
     "gpuarr._pycudatools": (2, "PyCUDA's tools helpers: default context, "
                                "DeviceData, OccupancyRecord, C type names, "

@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _layout
 
 __all__ = ["astype", "reshape", "ravel", "transpose", "swapaxes", "squeeze",
@@ -722,3 +723,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     shape = tuple(a.shape[d] for d in keep) + (n,)
     strides = tuple(a.strides[d] for d in keep) + (s1 + s2,)
     return a._view(shape, strides, start)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

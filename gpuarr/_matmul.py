@@ -23,6 +23,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _blas
 from . import _creation
 from . import _dispatch
@@ -474,3 +475,7 @@ def tensordot(a, b, axes=2):
     a2 = a.transpose(fa + list(xa)).reshape(m, k)
     b2 = b.transpose(list(xb) + fb).reshape(k, n)
     return matmul(a2, b2).reshape(shape)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -12,6 +12,7 @@ for an all-NaN slice, which reads one bool back.
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _manipulation
 from . import _transfer
 from . import _ufunc
@@ -445,3 +446,7 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
         of :func:`gpuarr.argmin`.
     """
     return _nanarg(a, axis, out, keepdims, np.inf, _rs.argmin)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

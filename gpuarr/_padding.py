@@ -15,6 +15,7 @@ import typing
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout, _transfer
 from . import _gatherkernels as _gk
 from . import _rearrange as _re
@@ -279,3 +280,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     _ew.run_elementwise("where", [dst], [mask, value, dst],
                         loop_dtypes=(_BOOL, dt, dt))
     return None
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals(), copies={"copyto": 1})

@@ -7,6 +7,7 @@ The class (:mod:`gpuarr._array`) binds each as a method; the functions
 take the array first.
 """
 
+from . import _placement
 from . import _dtypes, _ufunc
 from . import driver as _drv
 from ._array import GPUArray
@@ -215,3 +216,7 @@ def launch_grid(a):
 def launch_block(a):
     """``a._block``: PyCUDA's block for ``a``'s elements (:func:`splay`)."""
     return splay(a.size)[1]
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

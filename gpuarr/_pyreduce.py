@@ -33,6 +33,7 @@ import builtins
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _layout, _transfer, _ufunc
 from . import driver as _drv
 from . import reduction as _red
@@ -681,3 +682,7 @@ for _f in (subset_sum, subset_dot, subset_max):
     if _f.__doc__:      # None under python -OO
         _f.__doc__ = _f.__doc__ % _MODE_DOC
 del _f
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -14,6 +14,7 @@ median is numpy's: the mean of the middle one or two sorted values.
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _manipulation, _selection, _sorting
 from . import _transfer, _ufunc, reductions
 from ._array import GPUArray
@@ -304,3 +305,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         res = _ufunc.where(_ufunc.apply("isnan", (last,)),
                            last.astype(res.dtype), res)
     return _finish(res, kshape, axes, a.ndim, 0, keepdims, out)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -27,6 +27,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout, _transfer
 from . import _gatherkernels as _gk
 from . import _joinkernels as _jk
@@ -628,3 +629,6 @@ def indices(dimensions, dtype=int, sparse=False):
                      for i, v in enumerate(views)])
     return res
 
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -12,6 +12,7 @@ as it reads them.
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _indexing, _joining, _layout, _transfer
 from . import _manipulation as _manip
 from . import _ufunc
@@ -555,3 +556,7 @@ def choose(a, choices, out=None, mode="raise"):
     except IndexError:
         raise ValueError("invalid entry in choice array") from None
     return _into(out, res)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

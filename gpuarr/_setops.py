@@ -13,6 +13,7 @@ boolean selection does (the number of results).
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _joining, _selection, _sorting, _ufunc
 
 __all__ = ["isin", "intersect1d", "union1d", "setdiff1d"]
@@ -189,3 +190,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
         a1 = _sorting.unique(a1)
     keep = isin(a1, ar2, invert=True)
     return a1[keep]
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -27,6 +27,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _layout, _manipulation, _transfer
 from . import _sortkernels as _sk
 from . import driver as _drv
@@ -595,3 +596,7 @@ def lexsort(keys, axis=-1):
                                      else q, mode="clip")
         pos = flat_pos - base if base is not None else flat_pos
     return _restore(pos, mshape, ax, len(shape))
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

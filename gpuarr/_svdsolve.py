@@ -5,6 +5,7 @@ and the shared argument handling are :mod:`gpuarr._decomp`'s.
 
 import numpy as np
 
+from . import _placement
 from . import _creation
 from . import _cusolver
 from . import _manipulation as _manip
@@ -187,3 +188,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     elif isinstance(tol, GPUArray):
         tol = _manip.expand_dims(tol, -1)
     return _rs.count_nonzero(_ufunc.greater(s, tol), axis=-1).astype(_I64)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

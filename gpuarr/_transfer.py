@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout
 from . import driver as _drv
 from . import elementwise as _ew
@@ -358,3 +359,7 @@ def assign(dst, value, stream=None):
     copy_into(dst, src, stream)
     settle_temporaries(stream, made)
 
+
+# run on the arrays' device (issue 16)
+_placement.route(globals(), skip=("to_device", "copy_order", "settle_temporaries"),
+                 copies={"copy_into": 1, "assign": 1})

@@ -20,7 +20,7 @@ of the array layer lives here and only here):
 
 import numpy as np
 
-from . import _dispatch, _dtypes, _layout, _percontext
+from . import _dispatch, _dtypes, _layout, _percontext, _placement
 from . import driver as _drv
 from . import elementwise as _ew
 from ._array import GPUArray, make
@@ -81,6 +81,10 @@ def casting_error(op, from_dt, to_dt):
 
 
 _WEAK = (bool, int, float, complex)
+# the ordinals of the devices with contexts: more than one, and apply and
+# binop ask where their arrays are (the other entry points are wrapped)
+_SEVERAL = _drv.context_devices
+_placement.register_array_type(GPUArray)
 _COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal",
                           "greater", "greater_equal"))
 _RESOLVED = {}
@@ -189,6 +193,11 @@ def apply(op, args, out=None, stream=None, casting="same_kind", loop=None):
         As numpy would, before any launch; :class:`Unsupported` for an
         operand type this layer does not take.
     """
+    if len(_SEVERAL) > 1:
+        ctx = _placement.target_context((args, out))
+        if ctx is not None:
+            return _placement.call_in(ctx, apply, op, args, out, stream,
+                                      casting, loop)
     if loop is None:
         res = _hot_apply(op, args, out, stream)
         if res is not None:
@@ -419,6 +428,10 @@ def _hot_out(ent, shape):
 
 def same_binary(op, a, b):
     """Fast path: same shape, same dtype, both C-contiguous GPUArrays."""
+    if len(_SEVERAL) > 1:
+        ctx = _placement.target_context((a, b))
+        if ctx is not None:
+            return _placement.call_in(ctx, same_binary, op, a, b)
     shape = a.shape
     ent = _HOT.get((op, a.dtype, shape))
     if ent is not None and ent[0] is _get_current() and not (a.ptr | b.ptr) & 15:
@@ -604,6 +617,10 @@ def binop(op, a, b):
     an operand type this layer does not take (Python then tries the other
     operand's reflected method).  A numpy ndarray operand (not 0-d) raises
     TypeError: the operators do not copy host data silently."""
+    if len(_SEVERAL) > 1:
+        ctx = _placement.target_context((a, b))
+        if ctx is not None:
+            return _placement.call_in(ctx, binop, op, a, b)
     res = _hot_apply(op, (a, b), None, None)
     if res is not None:
         return res
@@ -771,3 +788,7 @@ def if_positive(criterion, then_, else_, out=None, stream=None):
         If the shapes do not broadcast together.
     """
     return apply("if_positive", (criterion, then_, else_), out, stream)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals(), skip=("apply", "binop", "casting_error", "compare_unconvertible", "ufunc", "same_binary"))

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from . import _placement
 from ._creation import asarray
 from ._transfer import assign
 from ._ufunc import (absolute, apply, apply_outputs, casting_error,
@@ -212,3 +213,7 @@ def modf(x, out=None, stream=None):
         As :func:`frexp`.
     """
     return apply_outputs("modf", (x,), out, stream)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

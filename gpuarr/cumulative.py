@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _dtypes, _layout
 from . import scan as _scan
 from ._array import GPUArray
@@ -293,3 +294,7 @@ def cumprod(a, axis=None, dtype=None, out=None, *, stream=None):
     Integer products wrap around on overflow, as numpy's.
     """
     return _accumulate("multiply", a, axis, dtype, out, stream)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -40,7 +40,8 @@ from gpuarr._driver import (  # noqa: F401
     memset_d8_async, memset_d16_async, memset_d32_async,
     pagelocked_empty, pagelocked_zeros, pagelocked_empty_like,
     pagelocked_zeros_like, register_host_memory,
-    module_from_buffer, module_from_file, add_detach_hook, stream_handle)
+    module_from_buffer, module_from_file, add_detach_hook, stream_handle,
+    context_devices)
 # memory kinds, IPC and peer access
 from gpuarr._driver import (  # noqa: F401
     ManagedAllocation, managed_empty, managed_zeros, managed_empty_like,

@@ -19,6 +19,7 @@ keeps the launch plans per context and launches them.
 
 import numpy as np
 
+from . import _placement
 from . import _dtypes, _layout, _percontext
 from . import driver as _drv
 from ._enums import device_attribute
@@ -642,6 +643,7 @@ class ElementwiseKernel:
                 return False
         return True
 
+    @_placement.on_arrays_device
     def __call__(self, *args, **kwargs):
         """Launch over every element (or ``range=``/``slice=``).
 

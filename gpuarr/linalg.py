@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _creation
 from . import _layout
 from . import _decomp
@@ -220,3 +221,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if isinstance(ord, str):
         raise ValueError("Invalid norm order '%s' for vectors" % ord)
     return _vector(x, ord, _rs.normalize_axes(axis, nd), keepdims)
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

@@ -24,6 +24,7 @@ import operator
 
 import numpy as np
 
+from . import _placement
 from . import _dtypes, _percontext, tools
 from . import driver as _drv
 from ._enums import device_attribute
@@ -551,6 +552,7 @@ class ReductionKernel:
         """The kernel source for arrays of ``shape``."""
         return self.spec(shape, axis).source()
 
+    @_placement.on_arrays_device
     def __call__(self, *args, stream=None, out=None, axis=None, **kwargs):
         if kwargs:
             raise TypeError("unexpected keyword argument(s): %s"

@@ -30,6 +30,7 @@ moments; the extrema and logical reductions are :mod:`gpuarr._extrema`'s,
 
 import numpy as np
 
+from . import _placement
 from . import _creation, _manipulation
 from . import _maskedreduce as _masked
 from . import reduction as _red
@@ -438,3 +439,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
 from ._extrema import (  # noqa: E402
     all, amax, amin, any, argmax, argmin, max, min, nanmax, nanmin, ptp)
 from ._dots import dot, inner, vdot  # noqa: E402
+
+
+# run on the arrays' device (issue 16)
+_placement.route(globals())

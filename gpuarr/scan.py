@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from . import _placement
 from . import _config, _dtypes, _percontext
 from . import driver as _drv
 from ._enums import device_attribute, function_attribute
@@ -594,6 +595,7 @@ class _ScanKernelBase:
                            self.scan_expr, self.neutral, self._exclusive,
                            False, aligned, self.preamble, self._name)
 
+    @_placement.on_arrays_device
     def __call__(self, input_ary, output_ary=None, allocator=None,
                  stream=None):
         """Scan ``input_ary`` into ``output_ary`` and return ``output_ary``.

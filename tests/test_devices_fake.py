@@ -3,7 +3,10 @@ Device(n):`` switching the current context, each array reporting the
 device of its own memory, and ``to_device`` copying between devices with
 ``cuMemcpyPeer`` (the fake's memory is host memory, so the values are
 real; it runs no kernels, so only contiguous copies are covered here)."""
+import textwrap
+
 from test_driver_fake import check
+from test_percontext_fake import PRELUDE as FAKE_COMPILER
 
 TWO = {"FAKE_CUDA_DEVICES": "2"}
 
@@ -96,3 +99,65 @@ def test_to_device_copies_between_devices(fake_lib):
         else:
             raise AssertionError("device 2 exists?")
     """, env=TWO)
+
+
+def test_operations_run_on_their_arrays_device(fake_lib):
+    # the fake runs no kernels, so what is checked is where each
+    # operation allocates and launches: its result on the arrays' device
+    # and no launch given pointers into another device's memory
+    check(fake_lib, FAKE_COMPILER + textwrap.dedent("""
+        import numpy as np, gpuarr, gpuarr.driver as drv
+        from gpuarr.elementwise import ElementwiseKernel
+        from gpuarr.reduction import ReductionKernel
+        d0, d1 = drv.Device(0), drv.Device(1)
+        h = np.arange(12, dtype=np.float32).reshape(3, 4)
+        with d1:
+            y = gpuarr.to_gpu(h)
+        assert drv.Context.get_device() == d0
+        launches = fk["launches"]
+        scale = ElementwiseKernel("float *z, const float *x", "z[i] = 2 * x[i]")
+        total = ReductionKernel(np.float32, "0", "a + b", "x[i]",
+                                "const float *x")
+        z = gpuarr.empty_like(y)
+        scale(z, y)
+        results = [y + y, y * 2, -y, gpuarr.sin(y), gpuarr.add(y, 1), y.sum(),
+                   y.sum(axis=0), y.max(), y.copy(), y.astype(np.float64),
+                   y.T.copy(), gpuarr.cumsum(y), gpuarr.zeros_like(y),
+                   gpuarr.concatenate([y, y]),
+                   gpuarr.where(y > 3, y, 0), total(y), z]
+        for k, r in enumerate(results):
+            assert r.device == d1, k
+        assert fk["launches"] > launches
+        assert fk["foreign_device_launches"] == 0
+        assert drv.Context.get_device() == d0          # restored after each
+        y += 1                                          # in place, on device 1
+        assert fk["foreign_device_launches"] == 0
+        # a copy between devices goes through the memory, either way round
+        x = gpuarr.to_gpu(h + 100)
+        yc = y.copy()
+        x[...] = yc
+        assert x.device == d0 and (x.get() == yc.get()).all()
+        y2 = gpuarr.empty_like(y)
+        y2[...] = x
+        assert y2.device == d1 and (y2.get() == x.get()).all()
+        assert fk["foreign_device_launches"] == 0
+        # any other operation over two devices is refused before a launch
+        mask = x > 0
+        launches = fk["launches"]
+        for f in (lambda: x + y, lambda: gpuarr.add(x, y, out=x),
+                  lambda: gpuarr.dot(x.ravel(), y.ravel()),
+                  lambda: gpuarr.concatenate([x, y]), lambda: scale(z, x),
+                  lambda: gpuarr.where(mask, y, x)):
+            try:
+                f()
+            except ValueError as e:
+                assert "different devices (device 0 and device 1)" in str(e) \\
+                    or "different devices (device 1 and device 0)" in str(e), e
+            else:
+                raise AssertionError("two devices in one operation")
+        assert fk["launches"] == launches, (fk["launches"], launches)
+        # the check can fail: the unrouted function launches on device 0
+        # with device 1's pointers
+        gpuarr.reductions.sum.__wrapped__(y, axis=0)
+        assert fk["foreign_device_launches"] > 0, "control"
+    """), env=TWO)

@@ -55,3 +55,43 @@ def test_to_device_moves_values_between_two_devices():
         np.testing.assert_array_equal(z.get(), want)
     assert x.__dlpack_device__() == (2, 0)
     assert x.to_device(1).__dlpack_device__() == (2, 1)
+
+
+def test_operations_run_on_their_arrays_device():
+    # device 0 current; the arrays on device 1: each operation runs there
+    d0, d1 = two_devices()
+    rng = np.random.default_rng()
+    h = rng.standard_normal((257, 129)).astype(np.float32)
+    g = rng.standard_normal((129, 65)).astype(np.float32)
+    with d1:
+        y, w = gpuarr.to_gpu(h), gpuarr.to_gpu(g)
+    assert drv.Context.get_device() == d0
+    from gpuarr.elementwise import ElementwiseKernel
+    from gpuarr.reduction import ReductionKernel
+    scale = ElementwiseKernel("float *z, const float *x", "z[i] = 2 * x[i]")
+    total = ReductionKernel(np.float64, "0", "a + b", "x[i]", "const float *x")
+    z = gpuarr.empty_like(y)
+    z.fill(np.nan)
+    scale(z, y)
+    cases = [(y + y, h + h), (y[::-3] * 2, h[::-3] * 2), (np.sin(y), np.sin(h)),
+             (y.sum(axis=0), h.sum(axis=0)), (y.max(), h.max()),
+             (y.T.copy(), h.T), (gpuarr.cumsum(y, axis=1), np.cumsum(h, axis=1)),
+             (y @ w, h @ g), (gpuarr.sort(y, axis=1), np.sort(h, axis=1)),
+             (total(y), h.astype(np.float64).sum()), (z, 2 * h),
+             (y[y > 0], h[h > 0]), (gpuarr.concatenate([y, y]),
+                                    np.concatenate([h, h]))]
+    for got, want in cases:
+        assert got.device == d1
+        np.testing.assert_allclose(got.get(), want, rtol=2e-4, atol=2e-3)
+    assert drv.Context.get_device() == d0
+    # mixed devices: refused, except for a copy
+    x = gpuarr.to_gpu(h + 1)
+    with pytest.raises(ValueError, match="different devices"):
+        x + y
+    with pytest.raises(ValueError, match="different devices"):
+        gpuarr.dot(x.ravel(), y.ravel())
+    x[::2] = y[::2]
+    want = h + 1
+    want[::2] = h[::2]
+    np.testing.assert_array_equal(x.get(), want)
+    assert x.device == d0

@@ -175,7 +175,7 @@ static struct {
         wrong_context_releases, wrong_context_launches, errors, sync_calls,
         contexts_created, contexts_destroyed, primary_resets,
         stream_syncs, module_loads, param_count_calls, param_info_calls,
-        param_info_errors;
+        param_info_errors, foreign_device_launches;
     Ctx *last_sync_ctx;
 } cnt;
 
@@ -1779,6 +1779,21 @@ EXPORT CUresult cuLaunchKernel(void *h, unsigned int gx, unsigned int gy, unsign
                     any = m;
     if (any && any->ctx != c)
         cnt.wrong_context_launches++;
+    /* a pointer-sized parameter into device memory of another device's
+     * context: the kernel would read memory it cannot reach without peer
+     * access (what issue 16's routing of operations to their arrays'
+     * device must avoid) */
+    for (int i = 0; i < f->nparams; i++) {
+        if (f->sizes[i] != sizeof(uintptr_t))
+            continue;
+        uintptr_t v;
+        memcpy(&v, params[i], sizeof v);
+        Res *m = v ? find_range(v, 1) : NULL;
+        if (m && m->kind == R_DEV && m->ctx && m->ctx->device != c->device) {
+            cnt.foreign_device_launches++;
+            break;
+        }
+    }
     memset(last_launch.bytes, 0, sizeof last_launch.bytes);
     for (int i = 0; i < f->nparams; i++)
         memcpy(last_launch.bytes + f->offsets[i], params[i], f->sizes[i]);
@@ -2199,7 +2214,7 @@ static const char COUNTER_NAMES[] =
     "wrong_context_launches,mem_free_calls,launches,errors,sync_calls,last_sync_ctx,"
     "stack_depth,current_ctx,init_calls,contexts_created,contexts_destroyed,"
     "primary_resets,stream_syncs,module_loads,param_count_calls,param_info_calls,"
-    "param_info_errors";
+    "param_info_errors,foreign_device_launches";
 
 /* Comma-separated names of what fake_counters fills, in order. */
 EXPORT const char *fake_counter_names(void)
@@ -2247,8 +2262,9 @@ EXPORT int fake_counters(long long *out, int n)
     v[27] = cnt.param_count_calls;
     v[28] = cnt.param_info_calls;
     v[29] = cnt.param_info_errors;
+    v[30] = cnt.foreign_device_launches;
     UNLOCK();
-    int total = 30;
+    int total = 31;
     for (int i = 0; i < n && i < total; i++)
         out[i] = v[i];
     return total;
