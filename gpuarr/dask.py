@@ -41,7 +41,9 @@ ImportError
 import concurrent.futures
 import contextlib
 import copyreg
+import logging
 import math
+import operator
 import threading
 
 import numpy as np
@@ -67,7 +69,7 @@ from ._creation import empty, full_like, to_gpu
 from ._selection import take
 
 __all__ = ["register", "ContextThreadPoolExecutor", "dask_setup",
-           "GPUArrBackendEntrypoint", "numel", "nannumel", "serialize",
+           "local_cluster", "GPUArrBackendEntrypoint", "numel", "nannumel", "serialize",
            "deserialize"]
 
 _lock = threading.Lock()
@@ -452,6 +454,75 @@ def dask_setup(worker):
     worker.executors["default"] = pool
     if old is not None and old is not pool:
         old.shutdown(wait=False)
+
+
+def local_cluster(devices=None, threads_per_worker=4, memory_limit="auto",
+                  dashboard_address=":0", silence_logs=logging.WARNING,
+                  asynchronous=False):
+    """A ``dask.distributed`` cluster on this machine with one worker
+    process per GPU, each pinned to its device.
+
+    Worker ``"gpu-<n>"`` is a ``distributed.Nanny`` whose process has
+    ``CUDA_DEVICE=<n>`` in its environment and ``gpuarr.dask`` as its
+    preload, so its tasks run in device n's primary context
+    (:func:`dask_setup`) and the chunks it makes or receives live there.
+    Chunks move between workers, and so between devices, as host bytes
+    (:func:`serialize`).  gpuarr's answer to dask-cuda's
+    ``LocalCUDACluster``, without its device-memory spilling.
+
+    Parameters
+    ----------
+    devices : iterable of int, optional
+        The device ordinals, one worker each, in order.  Default: every
+        device the driver lists.
+    threads_per_worker : int
+        Task threads per worker (each with the device's context current).
+    memory_limit : str or int
+        Each worker's host memory limit (``distributed``'s
+        ``memory_limit``).
+    dashboard_address : str
+        The scheduler's dashboard address; ``":0"`` picks a free port.
+    silence_logs : int
+        The log level below which the cluster's messages are dropped.
+    asynchronous : bool
+        An asynchronous cluster (``await`` it), as ``distributed``'s.
+
+    Returns
+    -------
+    distributed.SpecCluster
+        Started; pass it to ``distributed.Client``, close it (or use it as
+        a context manager) when done.
+
+    Raises
+    ------
+    ImportError
+        When ``distributed`` is not installed.
+    ValueError
+        For no devices or a device listed twice.
+    TypeError
+        For a device that is not an integer.
+    """
+    import distributed
+
+    if devices is None:
+        _drv.init()
+        devices = range(_drv.Device.count())
+    devices = [operator.index(d) for d in devices]
+    if not devices:
+        raise ValueError("local_cluster needs at least one device")
+    if len(set(devices)) != len(devices):
+        raise ValueError("a device is listed twice: %r" % (devices,))
+    workers = {
+        "gpu-%d" % d: {"cls": distributed.Nanny, "options": {
+            "nthreads": threads_per_worker, "memory_limit": memory_limit,
+            "preload": ["gpuarr.dask"], "env": {"CUDA_DEVICE": str(d)}}}
+        for d in devices}
+    scheduler = {"cls": distributed.Scheduler,
+                 "options": {"dashboard_address": dashboard_address}}
+    return distributed.SpecCluster(workers=workers, scheduler=scheduler,
+                                   silence_logs=silence_logs,
+                                   asynchronous=asynchronous,
+                                   name="gpuarr-local")
 
 
 def serialize(x):

@@ -158,3 +158,36 @@ def test_dask_setup_gives_a_worker_a_context_pool(fake_lib):
             drv.Context.get_current()
         pool.shutdown()
     """)
+
+
+def test_local_cluster_pins_one_worker_to_each_device(fake_lib):
+    # two fake devices, one worker process each: a task sees its worker's
+    # device current and makes its arrays there
+    pytest.importorskip("distributed")
+    check(fake_lib, """
+        import numpy as np, distributed, gpuarr.dask as gd
+        for bad, err in (([], ValueError), ([0, 0], ValueError),
+                         (["0"], TypeError)):
+            try:
+                gd.local_cluster(bad)
+            except err:
+                pass
+            else:
+                raise AssertionError(bad)
+        def where():
+            import os, gpuarr, gpuarr.driver as drv
+            a = gpuarr.to_gpu(np.arange(5.0))
+            return (os.environ["CUDA_DEVICE"], drv.Context.get_device().handle,
+                    a.device.handle, float(a.get().sum()))
+        with gd.local_cluster(threads_per_worker=1) as cluster, \\
+                distributed.Client(cluster) as client:
+            info = client.scheduler_info()["workers"]
+            names = sorted(w["name"] for w in info.values())
+            assert names == ["gpu-0", "gpu-1"], names
+            got = {}
+            for addr, w in info.items():
+                got[w["name"]] = client.submit(where, workers=[addr],
+                                               pure=False).result()
+        assert got == {"gpu-0": ("0", 0, 0, 10.0),
+                       "gpu-1": ("1", 1, 1, 10.0)}, got
+    """, env={"FAKE_CUDA_DEVICES": "2"})

@@ -249,6 +249,42 @@ def test_distributed_reductions_matmul_and_results(client):
     assert os.getpid() not in pids.values()
 
 
+def test_local_cluster_one_worker_per_gpu(gd):
+    # every GPU of the machine, one worker each: chunks made on the workers
+    # stay on their worker's device; an elementwise pass, a reduction and a
+    # matmul over chunks spread across the devices agree with numpy
+    distributed = pytest.importorskip("distributed")
+    ndev = gpuarr.driver.Device.count()
+
+    def device_pair(c):
+        # (the worker's CUDA_DEVICE, the device of the chunk it holds);
+        # nested, so it is pickled by value for the workers
+        import os
+        return np.array([[int(os.environ["CUDA_DEVICE"]), c.device.handle]])
+    a, b = data((1600, 96), np.float64), data((96, 50), np.float64)
+    with gd.local_cluster(threads_per_worker=2) as cluster, \
+            distributed.Client(cluster) as c:
+        assert len(c.scheduler_info()["workers"]) == ndev
+        x = da.from_array(a, chunks=(100, 96)).map_blocks(
+            gpuarr.asarray, meta=gpuarr.empty((0, 0), np.float64))
+        y = da.from_array(b, chunks=(96, 50)).map_blocks(
+            gpuarr.asarray, meta=gpuarr.empty((0, 0), np.float64))
+        x, y = c.persist([x, y])
+        distributed.wait([x, y])
+        pairs = x.map_blocks(device_pair, chunks=(1, 2), dtype=np.int64,
+                             meta=np.empty((0, 0), np.int64)).compute()
+        assert (pairs[:, 0] == pairs[:, 1]).all(), pairs
+        held = {w: len(keys) for w, keys in c.has_what().items() if keys}
+        if ndev > 1:
+            # the 16 chunks are spread over the workers, so over the GPUs
+            assert set(pairs[:, 1]) == set(range(ndev)), (pairs, held)
+        s, e, p = dask.compute(x.sum(axis=0), (np.sin(x) * 2 + 1).max(),
+                               x @ y)
+    check(s, a.sum(axis=0), rtol=1e-9)
+    check(e, (np.sin(a) * 2 + 1).max(), rtol=1e-12)
+    check(p, a @ b, rtol=1e-9)
+
+
 # -- larger than the GPU's memory ---------------------------------------------
 
 def _stream_check(nbytes, **compute_kw):
