@@ -23,13 +23,17 @@ if [ "${GPUARR_SUITE_WARM:-0}" != 1 ]; then
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 start=$(date +%s)
-python3 -m pytest -q -rfE -p no:cacheprovider --durations=25 -n "$workers" tests "$@" >"$log" 2>&1
+# worksteal (pytest-xdist 3.2+): an idle worker takes queued tests from a
+# busy one, so the slow tests (kernel compiles, Dask's streams) do not
+# leave one worker running alone at the end as the default "load" can
+dist=$(python3 -c "import xdist, sys; v = tuple(int(p) for p in xdist.__version__.split('.')[:2]); print('worksteal' if v >= (3, 2) else 'load')" 2>/dev/null || echo load)
+python3 -m pytest -q -rfE -p no:cacheprovider --durations=25 -n "$workers" --dist "$dist" tests "$@" >"$log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
 tail -25 "$log"
-python3 - "$log" "$secs" "$workers" "$cache" <<'PY'
+python3 - "$log" "$secs" "$workers" "$cache" "$dist" <<'PY'
 import re, sys
-log, secs, workers, cache = sys.argv[1:]
+log, secs, workers, cache, dist = sys.argv[1:]
 text = open(log, errors="replace").read()
 counts = {k: 0 for k in ("passed", "failed", "skipped", "error")}
 last = [l for l in text.splitlines() if re.search(r"\d+ (passed|failed|error)", l)]
@@ -37,6 +41,7 @@ if last:
     for n, what in re.findall(r"(\d+) (passed|failed|skipped|errors?)", last[-1]):
         counts["error" if what.startswith("error") else what] = int(n)
 print("gpu suite: %(passed)d passed, %(failed)d failed, %(skipped)d skipped, "
-      "%(error)d errors" % counts + " in %s s (%s workers, %s cache)" % (secs, workers, cache))
+      "%(error)d errors" % counts + " in %s s (%s workers, %s, %s cache)"
+      % (secs, workers, dist, cache))
 PY
 exit $rc
