@@ -161,3 +161,38 @@ def test_operations_run_on_their_arrays_device(fake_lib):
         gpuarr.reductions.sum.__wrapped__(y, axis=0)
         assert fk["foreign_device_launches"] > 0, "control"
     """), env=TWO)
+
+
+def test_threads_driving_different_devices(fake_lib):
+    # one thread per device, each making and using its arrays in its own
+    # device's context at once: every result stays on its thread's device,
+    # each device keeps its own pool, and no launch crosses devices
+    check(fake_lib, FAKE_COMPILER + textwrap.dedent("""
+        import threading
+        import numpy as np, gpuarr, gpuarr.driver as drv
+        from gpuarr.tools import default_pool
+        seen, errors, pools = {}, [], {}
+        start = threading.Barrier(2)
+        def work(n):
+            try:
+                with drv.Device(n):
+                    start.wait()
+                    got = []
+                    for _ in range(50):
+                        a = gpuarr.to_gpu(np.arange(64, dtype=np.float32))
+                        got += [(a * 2).device.handle, a.sum().device.handle,
+                                a.copy().device.handle]
+                    seen[n] = set(got)
+                    pools[n] = default_pool()
+            except Exception as e:      # reported by the main thread
+                errors.append(repr(e))
+        ts = [threading.Thread(target=work, args=(n,)) for n in (0, 1)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert not errors, errors
+        assert seen == {0: {0}, 1: {1}}, seen
+        assert pools[0] is not pools[1]
+        assert fk["foreign_device_launches"] == 0
+    """), env=TWO)

@@ -95,3 +95,31 @@ def test_operations_run_on_their_arrays_device():
     want[::2] = h[::2]
     np.testing.assert_array_equal(x.get(), want)
     assert x.device == d0
+
+
+def test_threads_on_two_devices_at_once():
+    two_devices()
+    import threading
+    rng = np.random.default_rng()
+    hs = [rng.standard_normal(1 << 20).astype(np.float32) for _ in range(2)]
+    out, errors = {}, []
+
+    def work(n):
+        try:
+            with gpuarr.Device(n):
+                x = gpuarr.to_gpu(hs[n])
+                for _ in range(20):
+                    y = np.sqrt(x * x + 1)
+                out[n] = (y.device.handle, float(y.sum(dtype=np.float64).get()))
+        except Exception as e:
+            errors.append(repr(e))
+    ts = [threading.Thread(target=work, args=(n,)) for n in (0, 1)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors, errors
+    for n in (0, 1):
+        want = np.sqrt(hs[n].astype(np.float64) ** 2 + 1).sum()
+        assert out[n][0] == n
+        np.testing.assert_allclose(out[n][1], want, rtol=1e-5)
