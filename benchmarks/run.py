@@ -16,7 +16,7 @@ from common import add_row, print_table  # noqa: E402
 
 MODULES = ["launch", "compile", "elementwise", "reduction", "scan", "random",
            "curand", "joining", "sorting", "histogram", "indexing", "linalg", "fusion", "graph",
-           "managed", "copy2d"]
+           "managed", "copy2d", "peer"]
 
 
 def _compile_rows(mod):
