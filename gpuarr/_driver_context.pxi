@@ -126,10 +126,7 @@ cdef Context _current_context():
     _ensure()
     check(api.cuCtxGetCurrent(&c), "cuCtxGetCurrent")
     if c == NULL:
-        raise _errors.InvalidContextError(
-            "no CUDA context is current on this thread: import gpuarr.autoinit, "
-            "or call Device(n).retain_primary_context().push()",
-            code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+        raise _errors.no_context_error()
     return _wrap_current(c)
 
 

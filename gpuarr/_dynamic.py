@@ -131,10 +131,8 @@ def _current_device_arch():
     from . import driver
     ctx = driver.Context.get_current()
     if ctx is None:
-        from ._errors import InvalidContextError
-        raise InvalidContextError(
-            "no CUDA context is current in this thread: create one first, "
-            "e.g. `import gpuarr.autoinit`")
+        from ._errors import no_context_error
+        raise no_context_error()
     return ctx.get_device().compute_capability()
 
 

@@ -72,6 +72,18 @@ class InvalidContextError(LogicError):
     """No context is current, or the context was destroyed."""
 
 
+def no_context_error():
+    """The one error of a call that needs a current context when none is
+    (``CUDA_ERROR_INVALID_CONTEXT``, 201), saying how to make one current:
+    made here for the driver, the per-context state and the compiler
+    alike.  The caller raises it."""
+    return InvalidContextError(
+        "no CUDA context is current on this thread: import gpuarr.autoinit, "
+        "or make one current with `with gpuarr.Device(n):` or "
+        "Device(n).retain_primary_context().push()",
+        code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+
+
 class NotSupportedError(RuntimeError):
     """The driver or device does not support the requested operation."""
 

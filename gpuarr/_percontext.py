@@ -16,7 +16,7 @@ Importing this module loads the driver binding but not ``libcuda``.
 """
 
 from . import driver as _drv
-from ._errors import InvalidContextError
+from ._errors import no_context_error as _no_context_error
 
 __all__ = ["state", "current_context", "no_context_error", "table", "forget",
            "on_detach", "retire_stream_buffer", "evict_stream_buffers",
@@ -39,9 +39,7 @@ def no_context_error():
         ``CUDA_ERROR_INVALID_CONTEXT`` (201), saying how to make one
         current.  The caller raises it.
     """
-    return InvalidContextError(
-        "no CUDA context is current: import gpuarr.autoinit first",
-        code=201, name="CUDA_ERROR_INVALID_CONTEXT")
+    return _no_context_error()
 
 
 def current_context():

@@ -87,7 +87,7 @@ import os
 import re
 
 from . import _cache, _config, _headers, _nvrtc, _toolchain
-from ._errors import CompileError, Error, InvalidContextError
+from ._errors import CompileError, Error, no_context_error
 from ._nvrtc import CompilerNotFoundError
 from ._toolchain import PROGRAM_NAME, CompilerWarning, find_compiler
 
@@ -109,9 +109,6 @@ def __getattr__(name):
 _TARGETS = ("cubin", "ptx")
 _memo = {}          # the driver's CUDA major version (see _reset)
 _ARCH_RE = re.compile(r"(sm|compute)_(\d+)([a-z]?)\Z")
-_NO_CONTEXT = ("no CUDA context is current in this thread: create one first, "
-               "e.g. `import gpuarr.autoinit`, or "
-               "`gpuarr.driver.Device(0).make_context()`")
 
 
 # --------------------------------------------------------------------------
@@ -571,7 +568,7 @@ class SourceModule:
         drv = _drv if _drv is not None else _driver()
         ctx = drv.Context.get_current()
         if ctx is None:
-            raise InvalidContextError(_NO_CONTEXT)
+            raise no_context_error()
         key = (ctx.handle, cls, source, nvcc,
                tuple(options) if options else (), no_extern_c, arch, code,
                tuple(include_dirs) if include_dirs else ())
