@@ -284,6 +284,9 @@ def _fill(a, value, stream):
     if isinstance(value, GPUArray) or hasattr(value, "__cuda_array_interface__"):
         assign(a, value, stream)
         return
+    if a.dtype.kind == "V":
+        _fill_struct(a, value, stream)
+        return
     if isinstance(value, np.ndarray):
         if value.ndim:
             assign(a, value, stream)
@@ -309,6 +312,24 @@ def _fill(a, value, stream):
                 _drv.memset_d32(a.ptr, b, a.size)
                 return
     _ew.run_elementwise("copy", [a], [scalar], stream=stream)
+
+
+def _fill_struct(a, value, stream):
+    # a struct dtype (gpuarr.gpuarray.vec, registered structs): the value's
+    # bytes copied from the host, as numpy's assignment converts them
+    host = np.asarray(value, dtype=a.dtype)
+    if a.size != 1 and not (a._c or a._f):
+        raise TypeError("filling a non-contiguous array of the struct dtype "
+                        "%s is not supported: fill a contiguous one and "
+                        "copy it" % (a.dtype,))
+    host = np.broadcast_to(host, a.shape)
+    host = np.asfortranarray(host) if (a._f and not a._c) \
+        else np.ascontiguousarray(host)
+    if stream is not None:
+        _drv.memcpy_htod_async(a.ptr, host, stream)
+        stream.synchronize()        # the host copy is a temporary
+    else:
+        _drv.memcpy_htod(a.ptr, host)
 
 
 def assign(dst, value, stream=None):

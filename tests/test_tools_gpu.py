@@ -153,6 +153,34 @@ def test_elementwise_kernel_over_vector_type_gpuarrays(context, n):
     assert not np.frombuffer(z.get().tobytes(), np.uint8).any()
 
 
+def test_struct_items_set_and_filled(context):
+    # PyCUDA's from-wiki distance_element_wise3d sets vec.float3 items one
+    # by one: numpy's assignment of a struct scalar, a broadcast row, fill
+    rng = np.random.default_rng()
+    z = ga.zeros((5, 4, 3), vec.float3)
+    z.fill(vec.make_float3(np.nan, np.nan, np.nan))        # poison
+    want = np.empty((5, 4, 3), vec.float3)
+    want[...] = vec.make_float3(np.nan, np.nan, np.nan)
+    for idx in [(1, 2, 1), (0, 0, 0), (4, 3, 2), (-1, 0, -2)]:
+        v = vec.make_float3(*rng.standard_normal(3))
+        z[idx] = v
+        want[idx] = v
+    row = _random_float3(rng, 3)
+    z[2, 1] = row
+    want[2, 1] = row
+    v = vec.make_float3(*rng.standard_normal(3))
+    z[3] = v
+    want[3] = v
+    got = z.get()
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    z.fill(v)
+    want[...] = v
+    assert np.array_equal(z.get().view(np.uint8), want.view(np.uint8))
+    with pytest.raises(TypeError, match="non-contiguous"):
+        z[:, ::2].fill(v)
+    assert np.array_equal(z.get().view(np.uint8), want.view(np.uint8))
+
+
 @pytest.mark.parametrize("n", [1, 1001, 300007])
 def test_reduction_kernel_over_vector_type_gpuarrays(context, n):
     rng = np.random.default_rng(n + 2)
