@@ -406,6 +406,8 @@ def from_capsule(capsule, producer=None, copy=None):
     else:
         strides = _layout.c_strides(shape, isz)
     ptr = (t.data or 0) + t.byte_offset
+    if ptr and _layout.prod(shape):
+        note_device(int(t.device.device_id))
     # take ownership: rename so the producer's destructor leaves it alone
     _api.PyCapsule_SetName(capsule, used)
     owner = _DLPackOwner(managed, producer)
@@ -506,6 +508,21 @@ def _wait_for_stream(handle):
     ev.synchronize()
 
 
+_DEVICES = []      # the device count, asked once
+
+
+def note_device(device_id):
+    """Make sure the process knows device ``device_id`` holds arrays: its
+    kept primary context is retained (so the driver's ``context_devices``
+    counts it and operations on memory imported from another library are
+    run on its device, :mod:`gpuarr._placement`).  Nothing is done on a
+    machine with one device."""
+    if not _DEVICES:
+        _DEVICES.append(_drv.Device.count())
+    if _DEVICES[0] > 1 and device_id not in _drv.context_devices:
+        _drv.Device(device_id).get_primary_context()
+
+
 def from_cuda_array_interface(obj, cai):
     """Wrap ``obj``, whose ``__cuda_array_interface__`` is ``cai``, as a
     GPUArray without a copy (``obj`` becomes its ``base``).
@@ -539,6 +556,9 @@ def from_cuda_array_interface(obj, cai):
         if stream == 0:
             raise ValueError("__cuda_array_interface__ stream 0 is not allowed")
         _wait_for_stream(int(stream))
+    if ptr and _layout.prod(shape):
+        if not _DEVICES or _DEVICES[0] > 1:
+            note_device(dlpack_device_of(ptr)[1])
     c, f = _layout.contiguity(shape, strides, dtype.itemsize)
     return make(shape, dtype, strides, ptr, ptr, obj, c, f)
 

@@ -24,7 +24,8 @@ import types
 from . import driver as _drv
 
 __all__ = ["register_array_type", "target_context", "on_arrays_device",
-           "call_in", "route", "several_devices", "device_of", "mixed_devices_error"]
+           "call_in", "route", "several_devices", "device_of",
+           "mixed_devices_error"]
 
 _SEEN = _drv.context_devices
 _ARRAY_TYPES = []
@@ -45,13 +46,13 @@ def register_array_type(cls):
 
 
 def _arrays(objs):
-    types = tuple(_ARRAY_TYPES)
+    kinds = tuple(_ARRAY_TYPES)
     for x in objs:
-        if isinstance(x, types):
+        if isinstance(x, kinds):
             yield x
         elif type(x) in (list, tuple):
             for y in x:
-                if isinstance(y, types):
+                if isinstance(y, kinds):
                     yield y
 
 

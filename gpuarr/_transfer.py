@@ -382,5 +382,6 @@ def assign(dst, value, stream=None):
 
 
 # run on the arrays' device (issue 16)
-_placement.route(globals(), skip=("to_device", "copy_order", "settle_temporaries"),
+_placement.route(globals(),
+                 skip=("to_device", "copy_order", "settle_temporaries"),
                  copies={"copy_into": 1, "assign": 1})

@@ -791,4 +791,6 @@ def if_positive(criterion, then_, else_, out=None, stream=None):
 
 
 # run on the arrays' device (issue 16)
-_placement.route(globals(), skip=("apply", "binop", "casting_error", "compare_unconvertible", "ufunc", "same_binary"))
+_placement.route(globals(), skip=("apply", "binop", "casting_error",
+                                  "compare_unconvertible", "ufunc",
+                                  "same_binary"))

@@ -196,3 +196,30 @@ def test_threads_driving_different_devices(fake_lib):
         assert pools[0] is not pools[1]
         assert fk["foreign_device_launches"] == 0
     """), env=TWO)
+
+
+def test_imported_memory_of_another_device_is_routed(fake_lib):
+    # memory of device 1 made by "another library" (raw driver calls, no
+    # gpuarr Context for device 1): importing it through the CUDA Array
+    # Interface tells gpuarr of device 1, so operations on it run there
+    check(fake_lib, FAKE_COMPILER + textwrap.dedent("""
+        import ctypes, os
+        import numpy as np, gpuarr, gpuarr.driver as drv
+        lib = ctypes.CDLL(os.environ["GPUARR_LIBCUDA"])
+        c = ctypes.c_void_p()
+        assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(c), 1) == 0
+        assert lib.cuCtxPushCurrent_v2(c) == 0
+        p = ctypes.c_ulonglong()
+        assert lib.cuMemAlloc_v2(ctypes.byref(p), 64 * 4) == 0
+        assert lib.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p())) == 0
+        class Foreign:
+            __cuda_array_interface__ = {"shape": (64,), "typestr": "<f4",
+                                        "data": (p.value, False),
+                                        "version": 3}
+        assert 1 not in drv.context_devices
+        a = gpuarr.asarray(Foreign())
+        assert 1 in drv.context_devices and a.device == drv.Device(1)
+        r = a * 2
+        assert r.device == drv.Device(1)
+        assert fk["foreign_device_launches"] == 0
+    """), env=TWO)
