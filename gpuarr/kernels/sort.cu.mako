@@ -60,14 +60,17 @@ __device__ __forceinline__ bool ga_isnan(ga_bits u)
 {
     return ((ga_kw)u & ${"0x%x" % (sign - 1)}${suffix}) > ${"0x%x" % inf}${suffix};
 }
+// (selects, not branches: the radix passes make a key per element)
 __device__ __forceinline__ ga_kw ga_fkey(ga_bits u)
 {
     const ga_kw x = (ga_kw)u;
     const ga_kw mag = x & ${"0x%x" % (sign - 1)}${suffix};
-    if (mag > ${"0x%x" % inf}${suffix}) return ${"0x%x" % allk}${suffix};
-    if (mag == 0) return ${"0x%x" % sign}${suffix};
-    return (x & ${"0x%x" % sign}${suffix}) ? (~x & ${"0x%x" % allk}${suffix})
-                                         : (x | ${"0x%x" % sign}${suffix});
+    // negative: every bit flipped; else the sign bit set
+    const ga_kw flip = (((ga_kw)0 - (x >> ${bits - 1})) & ${"0x%x" % allk}${suffix})
+                       | ${"0x%x" % sign}${suffix};
+    ga_kw key = x ^ flip;
+    key = mag == 0 ? (ga_kw)${"0x%x" % sign}${suffix} : key;
+    return mag > ${"0x%x" % inf}${suffix} ? (ga_kw)${"0x%x" % allk}${suffix} : key;
 }
 % endif
 
@@ -148,6 +151,21 @@ __device__ __forceinline__ unsigned int ga_digit(const ga_elem &x, long long v, 
 {
     if (p < GA_KP) return ga_key_digit(ga_make_key(x), p);
     return (unsigned int)(((unsigned long long)v / L) >> (8 * (p - GA_KP))) & 255u;
+}
+
+// a load the compiler issues where it stands (volatile: not moved past
+// other volatile loads, so a run of them is in flight together)
+__device__ __forceinline__ ga_elem ga_load_now(const ga_elem *p)
+{
+% if tkind == "c":
+    const volatile ga_bits *q = reinterpret_cast<const volatile ga_bits *>(p);
+    ga_elem e;
+    e.re = q[0];
+    e.im = q[1];
+    return e;
+% else:
+    return *reinterpret_cast<const volatile ga_elem *>(p);
+% endif
 }
 
 // exclusive sum over a block of 256 threads; *total gets the sum
@@ -260,26 +278,37 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     const unsigned int below = (1u << lane) - 1u;
     ga_elem k[${items}];
     unsigned int dr[${items}];      // digit << 16 | rank in the warp's part
-    // every load first, so that they are in flight together
+    // elements of the warp's part inside the array (32-bit compares below)
+    const int inside = n - wstart >= 32 * ${items} ? 32 * ${items}
+                       : (n > wstart ? (int)(n - wstart) : 0);
+    // every load first, so that they are in flight together.  Unguarded
+    // (an index past the end reads the part's last element, or element 0
+    // for a part wholly past it) and volatile: ptxas otherwise sinks each
+    // load into its ranking round and waits for it there (seen in the
+    // SASS: one load a round, the tile's 16 memory latencies in a row)
+    const ga_elem *wk = kin + (inside ? wstart : 0ll);
+    const int lastoff = inside ? inside - 1 : 0;
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r)
+        k[r] = ga_load_now(wk + min(r * 32 + lane, lastoff));
 #pragma unroll
     for (int r = 0; r < ${items}; ++r) {
+% if kv:
         const long long e = wstart + r * 32 + lane;
-        k[r] = e < n ? kin[e] : ga_elem();
-    }
-#pragma unroll
-    for (int r = 0; r < ${items}; ++r) {
-        const long long e = wstart + r * 32 + lane;
-        const bool valid = e < n;
+% endif
+        const bool valid = r * 32 + lane < inside;
 % if kv:
         const long long v = (valid && pass >= GA_KP) ? (vin ? vin[e] : e) : 0;
-        const unsigned int d = valid ? ga_digit(k[r], v, pass, L) : 256u;
+        unsigned int d = ga_digit(k[r], v, pass, L);
 % else:
-        const unsigned int d = valid ? ga_digit(k[r], 0, pass, L) : 256u;
+        // keys alone: key passes only (rows need carried positions)
+        unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
 % endif
+        d = valid ? d : 256u;
         unsigned int peers = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
-            const bool bit = (d >> b) & 1u;
+            const bool bit = (d & (1u << b)) != 0u;
             const unsigned int m = __ballot_sync(0xffffffffu, bit);
             peers &= bit ? m : ~m;
         }
