@@ -1,7 +1,9 @@
-"""Sweep of the radix tile of ``gpuarr.sort`` (elements per thread of the
-onesweep pass, ``_sortkernels.items``) on the GPU machine: for each value,
-the sort of 2**28 float32 normals (median of event-timed calls) beside
-CuPy's, with the result of a 2**22 sort checked against numpy's first.
+"""Sweep of the onesweep pass of ``gpuarr.sort`` on the GPU machine: its
+tile (elements per thread, ``_sortkernels.items``) and its ranking
+(``_sortkernels.RANK``: "match" or "ballot"); for each pair, the sort of
+2**28 float32 normals (median of event-timed calls) beside CuPy's, and the
+argsort of 2**26, with the result of a 2**22 sort and argsort checked
+against numpy's first.
 
     python benchmarks/sweep_sort.py [items ...]      (default 12 16 20 24)
 
@@ -24,25 +26,34 @@ def main():
     rng = np.random.default_rng(3)
     big = rng.standard_normal(2 ** 28, dtype=np.float32)
     small = rng.standard_normal(2 ** 22 + 17, dtype=np.float32)
-    want = np.sort(small)
+    want, wanti = np.sort(small), np.argsort(small, kind="stable")
     x, xs = gpuarr.to_gpu(big), gpuarr.to_gpu(small)
+    x26 = gpuarr.to_gpu(big[:2 ** 26])
     ev = gpuarr_events()
-    original = _sortkernels.items
+    original, rank0 = _sortkernels.items, _sortkernels.RANK
     cp, _ = rivals()
     if cp is not None:
         cx = cp.asarray(big)
         print("CuPy sort 2**28 f32: %.3f ms"
               % event_median_ms(lambda: cp.sort(cx), cupy_events(), repeats=10))
         del cx
-    for k in counts:
-        _sortkernels.items = (lambda dt, k=k: k if np.dtype(dt).itemsize <= 8
-                              else original(dt))
-        got = gpuarr.sort(xs).get()
-        ok = np.array_equal(got, want)
-        ms = event_median_ms(lambda: gpuarr.sort(x), ev, warmup=2, repeats=10)
-        print("items %2d (tile %5d): sort 2**28 f32 %.3f ms  %s"
-              % (k, 256 * k, ms, "ok" if ok else "WRONG"), flush=True)
-    _sortkernels.items = original
+    for rank in ("match", "ballot"):
+        _sortkernels.RANK = rank
+        for k in counts:
+            _sortkernels.items = (lambda dt, k=k: k if np.dtype(dt).itemsize <= 8
+                                  else original(dt))
+            ok = np.array_equal(gpuarr.sort(xs).get(), want)
+            oki = k > 16 or np.array_equal(gpuarr.argsort(xs).get(), wanti)
+            ms = event_median_ms(lambda: gpuarr.sort(x), ev, warmup=2,
+                                 repeats=10)
+            # carried values stage 8 bytes an element: 16 items at most
+            ams = event_median_ms(lambda: gpuarr.argsort(x26), ev, warmup=2,
+                                  repeats=10) if k <= 16 else float("nan")
+            print("%-6s items %2d (tile %5d): sort 2**28 f32 %.3f ms, argsort "
+                  "2**26 %.3f ms  %s" % (rank, k, 256 * k, ms, ams,
+                                         "ok" if ok and oki else "WRONG"),
+                  flush=True)
+    _sortkernels.items, _sortkernels.RANK = original, rank0
 
 
 if __name__ == "__main__":

@@ -77,6 +77,12 @@ def row_passes(rows):
     return (r.bit_length() + 7) // 8
 
 
+#: how the onesweep pass finds a digit's lanes in a warp: "match"
+#: (__match_any_sync) or "ballot" (eight ballots); benchmarks/sweep_sort.py
+#: times both
+RANK = "match"
+
+
 def items(dtype):
     """Elements per thread of a radix tile (tile = 256 * items): 16, or 8
     for 16-byte elements (so the staged tile fits shared memory)."""
@@ -115,10 +121,11 @@ def _spec(kernel, dtype, chars, **extra):
     spec.path = kernel
     spec.name = "gpuarr_sort_%s" % kernel
     kw = dict(name=spec.name, kernel=kernel, tkind=tk, bits=bits, kv=False,
-              off_t="unsigned int", items=items(dtype))
+              off_t="unsigned int", items=items(dtype), rank=RANK)
     kw.update(extra)
     spec.render_kw = kw
-    spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"])
+    spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"],
+                 kw["rank"])
     spec.chars = chars
     spec.block = (BLOCK, 1, 1)
     spec.grid = None

@@ -16,8 +16,8 @@
 ## passes KP + q sort by byte q of (value / L), the row of a carried flat
 ## index, so that rows of L elements sort independently (the row passes run
 ## after the key passes).  One pass is one launch, ``onesweep``: tiles
-## ranked stably in shared memory (peers of a digit in a warp by ballots),
-## digit counts of earlier tiles by a decoupled look-back (status words of
+## ranked stably in shared memory (peers of a digit in a warp by
+## __match_any_sync, or ballots), digit counts of earlier tiles by a decoupled look-back (status words of
 ## the pass), the digit bases from the global histogram ``hist`` of every
 ## pass, computed once by ``hist``.
 ##
@@ -32,6 +32,8 @@
 ##   off_t    onesweep: C type of a status word ("unsigned int" when every
 ##            count fits 30 bits)
 ##   items    elements per thread of a radix tile (tile = 256 * items)
+##   rank     onesweep: how a warp finds the lanes of its digit, "match"
+##            (__match_any_sync, one instruction) or "ballot" (eight)
 <%
     raw = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int",
            64: "unsigned long long"}[bits]
@@ -247,7 +249,7 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
 // to this one), the count below.  The block also zeroes its tile's words
 // of ``clear``, the status of the pass after this one.  Warp w ranks the
 // w-th eighth of the tile, in rounds of 32 consecutive elements; a digit's
-// peers in a round are found by eight ballots.  Three blocks an SM for
+// peers in a round are found by __match_any_sync (or eight ballots).  Three blocks an SM for
 // keys of up to 4 bytes alone, else two (registers bounded to match).
 extern "C" __global__ void __launch_bounds__(256, ${3 if not kv and bits * (2 if tkind == "c" else 1) <= 32 else 2})
 ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
@@ -305,6 +307,11 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
 % endif
         d = valid ? d : 256u;
+% if rank == "match":
+        // the lanes holding this lane's digit (past-the-end lanes hold 256,
+        // which no real digit matches)
+        const unsigned int peers = __match_any_sync(0xffffffffu, d);
+% else:
         unsigned int peers = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
@@ -312,6 +319,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             const unsigned int m = __ballot_sync(0xffffffffu, bit);
             peers &= bit ? m : ~m;
         }
+% endif
         unsigned int rank = __popc(peers & below);
         if (valid) rank += whist[warp * 256 + d];
         __syncwarp();
