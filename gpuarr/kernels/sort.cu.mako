@@ -17,8 +17,8 @@
 ## index, so that rows of L elements sort independently (the row passes run
 ## after the key passes).  One pass is one launch, ``onesweep``: tiles
 ## ranked stably in shared memory (peers of a digit in a warp by
-## __match_any_sync, or ballots), digit counts of earlier tiles by a decoupled look-back (status words of
-## the pass), the digit bases from the global histogram ``hist`` of every
+## __match_any_sync, or ballots), digit counts of earlier tiles by a
+## decoupled look-back (status words of the pass), the digit bases from the global histogram ``hist`` of every
 ## pass, computed once by ``hist``.
 ##
 ## Variables (all required):
