@@ -18,8 +18,8 @@
 ## after the key passes).  One pass is one launch, ``onesweep``: tiles
 ## ranked stably in shared memory (peers of a digit in a warp by
 ## __match_any_sync, or ballots), digit counts of earlier tiles by a
-## decoupled look-back (status words of the pass), the digit bases from the global histogram ``hist`` of every
-## pass, computed once by ``hist``.
+## decoupled look-back (status words of the pass), the digit bases from
+## the global histogram ``hist`` of every pass, computed once by ``hist``.
 ##
 ## Variables (all required):
 ##   name     kernel name
