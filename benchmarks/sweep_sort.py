@@ -5,10 +5,11 @@ tile (elements per thread, ``_sortkernels.items``) and its ranking
 argsort of 2**26, with the result of a 2**22 sort and argsort checked
 against numpy's first.
 
-    python benchmarks/sweep_sort.py [items ...]      (default 12 16 20 24)
+    python benchmarks/sweep_sort.py [items ...]      (default 16 20 24)
 
-Keys alone (no carried values), so the staged tile (4 bytes an element)
-stays inside the 48 KB of static shared memory up to 24 items.
+The sort's tile and registers (blocks an SM) for keys alone (4 bytes an
+element staged: inside the 48 KB of static shared memory up to 24 items);
+argsort with its default tile.
 """
 import sys
 
@@ -22,7 +23,7 @@ def main():
     import gpuarr.autoinit  # noqa: F401
     from gpuarr import _sortkernels
 
-    counts = [int(a) for a in sys.argv[1:]] or [12, 16, 20, 24]
+    counts = [int(a) for a in sys.argv[1:]] or [16, 20, 24]
     rng = np.random.default_rng(3)
     big = rng.standard_normal(2 ** 28, dtype=np.float32)
     small = rng.standard_normal(2 ** 22 + 17, dtype=np.float32)
@@ -31,6 +32,7 @@ def main():
     x26 = gpuarr.to_gpu(big[:2 ** 26])
     ev = gpuarr_events()
     original, rank0 = _sortkernels.items, _sortkernels.RANK
+    blocks0 = _sortkernels.blocks
     cp, _ = rivals()
     if cp is not None:
         cx = cp.asarray(big)
@@ -40,20 +42,29 @@ def main():
     for rank in ("match", "ballot"):
         _sortkernels.RANK = rank
         for k in counts:
-            _sortkernels.items = (lambda dt, k=k: k if np.dtype(dt).itemsize <= 8
-                                  else original(dt))
-            ok = np.array_equal(gpuarr.sort(xs).get(), want)
-            oki = k > 16 or np.array_equal(gpuarr.argsort(xs).get(), wanti)
-            ms = event_median_ms(lambda: gpuarr.sort(x), ev, warmup=2,
-                                 repeats=10)
-            # carried values stage 8 bytes an element: 16 items at most
-            ams = event_median_ms(lambda: gpuarr.argsort(x26), ev, warmup=2,
-                                  repeats=10) if k <= 16 else float("nan")
-            print("%-6s items %2d (tile %5d): sort 2**28 f32 %.3f ms, argsort "
-                  "2**26 %.3f ms  %s" % (rank, k, 256 * k, ms, ams,
-                                         "ok" if ok and oki else "WRONG"),
-                  flush=True)
+            for nb in (3, 2):
+                _sortkernels.items = (
+                    lambda dt, kv=False, k=k: k if np.dtype(dt).itemsize <= 4
+                    and not kv else original(dt, kv))
+                _sortkernels.blocks = (
+                    lambda dt, kv=False, nb=nb: nb if np.dtype(dt).itemsize <= 4
+                    and not kv else blocks0(dt, kv))
+                ok = np.array_equal(gpuarr.sort(xs).get(), want)
+                ms = event_median_ms(lambda: gpuarr.sort(x), ev, warmup=2,
+                                     repeats=10)
+                print("%-6s items %2d (tile %5d), %d blocks/SM: sort 2**28 "
+                      "f32 %.3f ms  %s" % (rank, k, 256 * k, nb, ms,
+                                           "ok" if ok else "WRONG"),
+                      flush=True)
+        # argsort: values carried, the default tile
+        _sortkernels.items, _sortkernels.blocks = original, blocks0
+        oki = np.array_equal(gpuarr.argsort(xs).get(), wanti)
+        ams = event_median_ms(lambda: gpuarr.argsort(x26), ev, warmup=2,
+                              repeats=10)
+        print("%-6s argsort 2**26 f32 %.3f ms  %s"
+              % (rank, ams, "ok" if oki else "WRONG"), flush=True)
     _sortkernels.items, _sortkernels.RANK = original, rank0
+    _sortkernels.blocks = blocks0
 
 
 if __name__ == "__main__":

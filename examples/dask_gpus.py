@@ -22,6 +22,7 @@ import dask
 import dask.array as da
 import distributed
 
+import gpuarr.autoinit  # noqa: F401  (results arrive in this context)
 import gpuarr
 import gpuarr.driver as drv
 import gpuarr.dask
@@ -60,7 +61,6 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args()
-    drv.init()
     ndev = drv.Device.count()
     n = args.block_mib * (1 << 20) // 4
     nblocks = max(1, int(args.gib * (1 << 30) // (4 * n)))

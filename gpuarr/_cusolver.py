@@ -215,7 +215,7 @@ class _Handle:
         ptr, self.ptr = getattr(self, "ptr", None), None
         params = getattr(self, "params", 0)
         jacobi = getattr(self, "jacobi", 0)
-        if ptr:
+        if ptr and _library is not None:     # None at interpreter exit
             lib = _library.loaded()
 
             def release():

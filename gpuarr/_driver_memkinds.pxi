@@ -442,7 +442,9 @@ cdef object _pointer_value(int attr, unsigned long long raw):
     if kind == "bool":
         return (raw & 0xffffffff) != 0
     if kind == "i32":
-        return <int>(raw & 0xffffffff)
+        # the low 32 bits as a signed int (-2 for a host pointer's device
+        # ordinal), not a C cast of a value past INT_MAX, which raises
+        return <int><unsigned int>(raw & 0xffffffffULL)
     if kind == "u32":
         v = raw & 0xffffffff
         if attr == 2:

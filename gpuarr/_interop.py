@@ -519,7 +519,8 @@ def note_device(device_id):
     machine with one device."""
     if not _DEVICES:
         _DEVICES.append(_drv.Device.count())
-    if _DEVICES[0] > 1 and device_id not in _drv.context_devices:
+    if _DEVICES[0] > 1 and 0 <= device_id < _DEVICES[0] \
+            and device_id not in _drv.context_devices:
         _drv.Device(device_id).get_primary_context()
 
 
@@ -556,9 +557,12 @@ def from_cuda_array_interface(obj, cai):
         if stream == 0:
             raise ValueError("__cuda_array_interface__ stream 0 is not allowed")
         _wait_for_stream(int(stream))
-    if ptr and _layout.prod(shape):
-        if not _DEVICES or _DEVICES[0] > 1:
-            note_device(dlpack_device_of(ptr)[1])
+    if ptr and _layout.prod(shape) and (not _DEVICES or _DEVICES[0] > 1):
+        try:
+            dev = dlpack_device_of(ptr)[1]
+        except _drv.Error:          # not memory the driver knows
+            dev = -1
+        note_device(dev)
     c, f = _layout.contiguity(shape, strides, dtype.itemsize)
     return make(shape, dtype, strides, ptr, ptr, obj, c, f)
 

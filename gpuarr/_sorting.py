@@ -128,10 +128,10 @@ def _radix(src, n, rows, L, kout, vout):
         vfinal = vout if (vout is not None and rows == 1) else \
             _creation.empty_c((n,), _I64)
         vtmp = _creation.empty_c((n,), _I64) if m > 1 else None
-    nt = _sk.ntiles(n, dt)
+    nt = _sk.ntiles(n, dt, kv)
     # one tile counter a pass, then the status words of the even passes
     # and of the odd ones: each pass zeroes the other's for the pass after
-    sb = _sk.status_bytes(n, dt)
+    sb = _sk.status_bytes(n, dt, kv)
     work = _creation.empty_c((256 + 2 * sb,), _U8)
     _drv.memset_d8(work.ptr, 0, 256 + sb)
     status = (work.ptr + 256, work.ptr + 256 + sb)

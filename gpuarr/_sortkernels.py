@@ -83,20 +83,32 @@ def row_passes(rows):
 RANK = "match"
 
 
-def items(dtype):
-    """Elements per thread of a radix tile (tile = 256 * items): 16, or 8
-    for 16-byte elements (so the staged tile fits shared memory)."""
-    return 8 if np.dtype(dtype).itemsize > 8 else 16
+def items(dtype, kv=False):
+    """Elements per thread of a radix tile (tile = 256 * items): 20 for
+    keys of up to 4 bytes alone (longer runs of a digit in a tile: the
+    H200 sweep of benchmarks/sweep_sort.py), 16 for other keys of up to 8
+    bytes or with values, 8 for 16-byte elements (so that the staged tile
+    fits the 48 KB of static shared memory)."""
+    isz = np.dtype(dtype).itemsize
+    if isz > 8:
+        return 8
+    return 20 if isz <= 4 and not kv else 16
 
 
-def tile(dtype):
+def blocks(dtype, kv=False):
+    """Blocks an SM the onesweep pass's registers are bounded for: three
+    for keys of up to 4 bytes alone, else two."""
+    return 3 if np.dtype(dtype).itemsize <= 4 and not kv else 2
+
+
+def tile(dtype, kv=False):
     """Elements of a radix tile."""
-    return BLOCK * items(dtype)
+    return BLOCK * items(dtype, kv)
 
 
-def ntiles(n, dtype):
+def ntiles(n, dtype, kv=False):
     """Radix tiles over ``n`` elements."""
-    t = tile(dtype)
+    t = tile(dtype, kv)
     return -(-n // t)
 
 
@@ -120,12 +132,14 @@ def _spec(kernel, dtype, chars, **extra):
     spec = KernelSpec("sort.cu.mako")
     spec.path = kernel
     spec.name = "gpuarr_sort_%s" % kernel
+    kv = extra.get("kv", False)
     kw = dict(name=spec.name, kernel=kernel, tkind=tk, bits=bits, kv=False,
-              off_t="unsigned int", items=items(dtype), rank=RANK)
+              off_t="unsigned int", items=items(dtype, kv), rank=RANK,
+              blocks=blocks(dtype, kv))
     kw.update(extra)
     spec.render_kw = kw
     spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"],
-                 kw["rank"])
+                 kw["rank"], kw["blocks"])
     spec.chars = chars
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
@@ -164,11 +178,11 @@ def radix_specs(dtype, kv, wide):
     }
 
 
-def status_bytes(n, dtype):
+def status_bytes(n, dtype, kv=False):
     """Bytes of one pass's status words of a radix sort of ``n``
     elements: 256 words a tile, 4 bytes each (8 past
     :data:`STATUS32_LIMIT`)."""
-    return ntiles(n, dtype) * 256 * (8 if n > STATUS32_LIMIT else 4)
+    return ntiles(n, dtype, kv) * 256 * (8 if n > STATUS32_LIMIT else 4)
 
 
 def block_spec(dtype):

@@ -32,6 +32,7 @@
 ##   off_t    onesweep: C type of a status word ("unsigned int" when every
 ##            count fits 30 bits)
 ##   items    elements per thread of a radix tile (tile = 256 * items)
+##   blocks   onesweep: blocks an SM the registers are bounded for
 ##   rank     onesweep: how a warp finds the lanes of its digit, "match"
 ##            (__match_any_sync, one instruction) or "ballot" (eight)
 <%
@@ -249,9 +250,9 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
 // to this one), the count below.  The block also zeroes its tile's words
 // of ``clear``, the status of the pass after this one.  Warp w ranks the
 // w-th eighth of the tile, in rounds of 32 consecutive elements; a digit's
-// peers in a round are found by __match_any_sync (or eight ballots).  Three blocks an SM for
-// keys of up to 4 bytes alone, else two (registers bounded to match).
-extern "C" __global__ void __launch_bounds__(256, ${3 if not kv and bits * (2 if tkind == "c" else 1) <= 32 else 2})
+// peers in a round are found by __match_any_sync (or eight ballots).
+// Registers bounded for ``blocks`` blocks an SM.
+extern "C" __global__ void __launch_bounds__(256, ${blocks})
 ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         const long long *__restrict__ vin, long long *__restrict__ vout,
         const unsigned long long *__restrict__ hist, ${off_t} *status,
