@@ -77,10 +77,11 @@ def row_passes(rows):
     return (r.bit_length() + 7) // 8
 
 
-#: how the onesweep pass finds a digit's lanes in a warp: "match"
-#: (__match_any_sync) or "ballot" (eight ballots); benchmarks/sweep_sort.py
-#: times both
-RANK = "match"
+#: how the onesweep pass finds a digit's lanes in a warp: "ballot" (eight
+#: ballots) or "match" (__match_any_sync: a third of the instructions, yet
+#: slower on the H200: sort 2**28 f32 8.48 against 8.59 ms, argsort 2**26
+#: 3.54 against 3.89 ms in benchmarks/sweep_sort.py, run 67)
+RANK = "ballot"
 
 
 def items(dtype, kv=False):
