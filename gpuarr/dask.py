@@ -69,8 +69,8 @@ from ._creation import empty, full_like, to_gpu
 from ._selection import take
 
 __all__ = ["register", "ContextThreadPoolExecutor", "dask_setup",
-           "local_cluster", "GPUArrBackendEntrypoint", "numel", "nannumel", "serialize",
-           "deserialize"]
+           "local_cluster", "GPUArrBackendEntrypoint", "numel", "nannumel",
+           "serialize", "deserialize"]
 
 _lock = threading.Lock()
 _registered = False
