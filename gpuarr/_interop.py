@@ -511,15 +511,25 @@ def _wait_for_stream(handle):
 _DEVICES = []      # the device count, asked once
 
 
+def _device_count():
+    # 0 where the driver is missing or refuses (arrays wrapped around
+    # addresses without a GPU, in the CPU tests): nothing to route then
+    if not _DEVICES:
+        try:
+            _DEVICES.append(_drv.Device.count())
+        except _drv.Error:
+            _DEVICES.append(0)
+    return _DEVICES[0]
+
+
 def note_device(device_id):
     """Make sure the process knows device ``device_id`` holds arrays: its
     kept primary context is retained (so the driver's ``context_devices``
     counts it and operations on memory imported from another library are
     run on its device, :mod:`gpuarr._placement`).  Nothing is done on a
-    machine with one device."""
-    if not _DEVICES:
-        _DEVICES.append(_drv.Device.count())
-    if _DEVICES[0] > 1 and 0 <= device_id < _DEVICES[0] \
+    machine with one device, or none."""
+    n = _device_count()
+    if n > 1 and 0 <= device_id < n \
             and device_id not in _drv.context_devices:
         _drv.Device(device_id).get_primary_context()
 
@@ -557,7 +567,7 @@ def from_cuda_array_interface(obj, cai):
         if stream == 0:
             raise ValueError("__cuda_array_interface__ stream 0 is not allowed")
         _wait_for_stream(int(stream))
-    if ptr and _layout.prod(shape) and (not _DEVICES or _DEVICES[0] > 1):
+    if ptr and _layout.prod(shape) and _device_count() > 1:
         try:
             dev = dlpack_device_of(ptr)[1]
         except _drv.Error:          # not memory the driver knows
