@@ -4,12 +4,10 @@ stream, against the same 1000 kernels captured into a graph and launched
 with one cuGraphLaunch; beside CuPy's stream capture (cupy.cuda.Graph) and
 torch.cuda.CUDAGraph of the same work. Goal (issue 12): the graph at most
 0.5x the stream launches."""
-import statistics
-import time
 
 import numpy as np
 
-from common import add_row, try_import
+from common import add_row, host_median_s, try_import
 
 SRC = r"""
 extern "C" __global__ void add(float *c, const float *a, const float *b, int n)
@@ -25,16 +23,7 @@ KERNELS = 1000
 def per_kernel_us(fn, sync, repeats=7, warmup=2):
     """Median over ``repeats`` of the microseconds per kernel of ``fn()``
     (which queues KERNELS kernels) until the device is done."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append((time.perf_counter() - t0) / KERNELS * 1e6)
-    return statistics.median(times)
+    return host_median_s(fn, sync, warmup, repeats) / KERNELS * 1e6
 
 
 def run():

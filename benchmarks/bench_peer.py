@@ -11,11 +11,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 import numpy as np
 
-from common import add_row, rivals
+from common import add_row, host_median_s, rivals
 
 NBYTES = 1 << 30
 REPEATS = 15
@@ -43,16 +42,7 @@ def _c_loop(peer):
 
 
 def _median_gbs(fn, sync):
-    for _ in range(3):
-        fn()
-    sync()
-    times = []
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return NBYTES / float(np.median(times)) / 1e9
+    return NBYTES / host_median_s(fn, sync, 3, REPEATS) / 1e9
 
 
 def run():

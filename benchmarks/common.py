@@ -68,6 +68,22 @@ def wall_per_call(fn, sync, n=20000, warmup=200, repeats=3):
     return statistics.median(results)
 
 
+def host_median_s(fn, sync, warmup=3, repeats=15):
+    """Median over ``repeats`` of the wall-clock seconds of ``fn()``
+    followed by ``sync()`` (work that events on one stream cannot time:
+    several devices, many launches)."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def event_median_ms(fn, record_pair, warmup=5, repeats=30):
     """Median device milliseconds of ``fn`` between two events.
 

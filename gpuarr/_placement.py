@@ -24,18 +24,12 @@ import types
 from . import driver as _drv
 
 __all__ = ["register_array_type", "target_context", "on_arrays_device",
-           "call_in", "route", "several_devices", "device_of",
+           "call_in", "route", "device_of",
            "mixed_devices_error"]
 
 _SEEN = _drv.context_devices
 _ARRAY_TYPES = []
 _ATTRS = None
-
-
-def several_devices():
-    """Whether the process has made Context objects for more than one
-    device (only then do operations ask where their arrays are)."""
-    return len(_SEEN) > 1
 
 
 def register_array_type(cls):

@@ -790,7 +790,7 @@ def if_positive(criterion, then_, else_, out=None, stream=None):
     return apply("if_positive", (criterion, then_, else_), out, stream)
 
 
-# run on the arrays' device (issue 16)
-_placement.route(globals(), skip=("apply", "binop", "casting_error",
-                                  "compare_unconvertible", "ufunc",
-                                  "same_binary"))
+# run on the arrays' device (issue 16): apply, binop and same_binary ask
+# inline (hot paths); where, if_positive, inplace and the ufunc objects go
+# through apply; apply_outputs alone needs the wrapper
+_placement.route(globals(), names=("apply_outputs",))

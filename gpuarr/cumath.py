@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from . import _placement
 from ._creation import asarray
 from ._transfer import assign
 from ._ufunc import (absolute, apply, apply_outputs, casting_error,
@@ -214,6 +213,3 @@ def modf(x, out=None, stream=None):
     """
     return apply_outputs("modf", (x,), out, stream)
 
-
-# run on the arrays' device (issue 16)
-_placement.route(globals())
