@@ -429,6 +429,11 @@ def _advanced_set(a, plan, value):
 _AT = {"add": ("add", False), "subtract": ("add", True),
        "multiply": ("multiply", False), "maximum": ("maximum", False),
        "minimum": ("minimum", False)}
+#: the 4-byte type a 1-byte destination is updated in, by dtype kind
+_WIDE = {"b": np.dtype(np.uint32), "i": np.dtype(np.int32),
+         "u": np.dtype(np.uint32)}
+#: bool's add and multiply on 0 and 1 held in 4 bytes (no carry into 2)
+_BOOL_AT = {"add": "maximum", "multiply": "minimum"}
 
 
 def ufunc_at(name, a, indices, b=None):
@@ -481,6 +486,18 @@ def ufunc_at(name, a, indices, b=None):
     sel = _Selection(a, plan)
     vals = _creation.empty_c(sel.shape, dt)
     _transfer.assign(vals, b)
+    if dt.itemsize == 1:
+        # no 1-byte atomics: a compare-and-swap on the 32-bit word holding
+        # a byte would read its neighbours, which may lie past the array
+        # (unwritten, or past a foreign allocation's end); the updates go
+        # to a 4-byte copy and are cast back.  Sums and products wrap
+        # modulo 256 either way; bool add and multiply are or and and.
+        wide = _creation.empty_c(a.shape, _WIDE[dt.kind])
+        _transfer.assign(wide, a)
+        ufunc_at(_BOOL_AT.get(name, name) if dt.kind == "b" else name,
+                 wide, indices, vals.astype(wide.dtype))
+        _transfer.assign(a, wide)
+        return
     sel.upload()
     if not vals.size:
         if sel.nb and sel.mask is None:

@@ -252,11 +252,15 @@ def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
     NotImplementedError
         For complex128 with an op other than add (no 16-byte atomic).
     ValueError
-        For an unknown op.
+        For an unknown op, or a 1-byte dtype (no atomics that small:
+        :func:`gpuarr._indexing.ufunc_at` updates a 4-byte copy).
     """
     dt = np.dtype(dtype)
     if op not in AT_OPS:
         raise ValueError("no unbuffered scatter for %r" % (op,))
+    if dt.itemsize == 1:
+        raise ValueError("no unbuffered scatter into 1-byte items (update "
+                         "a 4-byte copy)")
     if dt.itemsize == 16 and op != "add":
         raise NotImplementedError(
             "%s.at on complex128 is not supported (it needs a 16-byte "

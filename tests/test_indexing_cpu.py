@@ -220,7 +220,7 @@ def _specs():
     out.append(ik.move_spec("gather", 2, 1, 0, False, np.int8, "clip"))
     out.append(ik.offsets_spec([np.int64], check_only=True))
     ops = ik.AT_OPS
-    for k, dt in enumerate((np.bool_, np.int8, np.uint16, np.float16,
+    for k, dt in enumerate((np.int16, np.uint16, np.float16,
                             np.int32, np.uint64, np.float32, np.float64,
                             np.complex64)):
         for j in range(2):
@@ -298,4 +298,7 @@ def test_at_spec_refuses_complex128_extrema():
         ik.at_spec(np.complex128, "maximum", 0, 0, False)
     with pytest.raises(ValueError):
         ik.at_spec(np.float32, "divide", 0, 0, False)
+    for dt in (np.bool_, np.int8, np.uint8):
+        with pytest.raises(ValueError, match="1-byte"):
+            ik.at_spec(dt, "add", 0, 0, False)
     ik.at_spec(np.complex128, "add", 0, 0, False)

@@ -208,3 +208,23 @@ def test_ufunc_at_keys_and_errors():
     with pytest.raises(IndexError):
         _indexing.ufunc_at("add", g, [0, 99], 1.0)
     np.testing.assert_array_equal(g.get(), before)
+
+
+@pytest.mark.parametrize("dt", [np.dtype(t) for t in (np.bool_, np.int8,
+                                                       np.uint8)], ids=str)
+@pytest.mark.parametrize("op", ["add", "multiply", "maximum", "minimum"])
+def test_ufunc_at_one_byte_views(op, dt):
+    """1-byte destinations (updated in a 4-byte copy and cast back):
+    an odd-length strided, negative-stride view of a larger array, sums
+    and products that wrap modulo 256, and nothing written outside the
+    view."""
+    h = rand((7, 13), dt)
+    g = gpuarr.to_gpu(h)
+    hv, gv = h[1:6, ::-3], g[1:6, ::-3]        # (5, 5), negative stride
+    idx = _rng.integers(-5, 5, 300)
+    b = rand((300, 5), dt)
+    if dt.kind != "b":
+        b[::3] = 200 if dt.kind == "u" else -100  # wrap around
+    getattr(np, op).at(hv, idx, b)
+    _indexing.ufunc_at(op, gv, gpuarr.to_gpu(idx), gpuarr.to_gpu(b))
+    np.testing.assert_array_equal(g.get(), h)

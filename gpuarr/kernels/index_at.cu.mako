@@ -5,12 +5,11 @@
 ## atomically, so repeated indices all apply.  val is C-contiguous over
 ## (pre, b, post) and already of dst's dtype.  Atomics: native atomicAdd
 ## for 4- and 8-byte integers and floats and per part for complex add; a
-## compare-and-swap loop on the item (2, 4 or 8 bytes) or on the aligned
-## 32-bit word holding it (1 byte; gpuarr's pools hand out whole 16-byte
-## units, so the word lies inside the allocation) otherwise.  numpy's results:
-## integers wrap, bool add/maximum is or and multiply/minimum is and,
-## float16 rounds once from float, maximum/minimum propagate NaN,
-## complex maximum/minimum order lexicographically.
+## compare-and-swap loop on the item (2, 4 or 8 bytes) otherwise.  1-byte
+## destinations are not taken (the caller updates a 4-byte copy: a CAS on
+## the word holding a byte would read bytes outside the array).  numpy's
+## results: integers wrap, float16 rounds once from float, maximum/minimum
+## propagate NaN, complex maximum/minimum order lexicographically.
 ##
 ## Variables: name, dt (numpy dtype of dst), op ("add", "multiply",
 ## "maximum", "minimum"), npre, npost, wide, block, idx_t (the C type of
@@ -35,9 +34,7 @@ ${common.types()}
 // the operation in compute type (numpy's loops)
 GA_DEV ${R} ga_at_op(${R} a, ${R} b)
 {
-% if dt.kind == "b":
-    return ${"a || b" if op in ("add", "maximum") else "a && b"};
-% elif op == "add" and dt.kind in "iu":
+% if op == "add" and dt.kind in "iu":
     return (${R})((unsigned long long)a + (unsigned long long)b);
 % elif op == "multiply" and dt.kind in "iu":
     return (${R})((unsigned long long)a * (unsigned long long)b);
@@ -64,7 +61,7 @@ GA_DEV void ga_at(${T} *p, ${T} v)
 % elif parts:
     atomicAdd(&p->re, v.re);
     atomicAdd(&p->im, v.im);
-% elif size >= 2:
+% else:
     ${W} *w = reinterpret_cast<${W} *>(p);
     ${W} old = *w, assumed;
     do {
@@ -75,23 +72,6 @@ GA_DEV void ga_at(${T} *p, ${T} v)
         ${W} bits;
         memcpy(&bits, &nv, ${size});
         old = atomicCAS(w, assumed, bits);
-    } while (old != assumed);
-% else:
-    // the aligned 32-bit word holding the item
-    const unsigned long long addr = (unsigned long long)p;
-    unsigned int *w = reinterpret_cast<unsigned int *>(addr & ~3ull);
-    const unsigned int shift = (unsigned int)(addr & 3ull) * 8u;
-    const unsigned int mask = 0xffu << shift;
-    unsigned int old = *w, assumed;
-    do {
-        assumed = old;
-        const unsigned char raw = (assumed & mask) >> shift;
-        ${T} cur;
-        memcpy(&cur, &raw, ${size});
-        const ${T} nv = ${common.store("ga_at_op(%s, %s)" % (common.load("cur", dt), common.load("v", dt)), dt)};
-        unsigned char nraw;
-        memcpy(&nraw, &nv, ${size});
-        old = atomicCAS(w, assumed, (assumed & ~mask) | ((unsigned int)nraw << shift));
     } while (old != assumed);
 % endif
 }
