@@ -55,6 +55,8 @@ for tool in $tools; do
     initcheck) k=${!var:-16} ;;
     *) k=${!var:-24} ;;
   esac
+  # a previous run's logs (a warm machine keeps /tmp) are not this run's
+  rm -f "$logs/$tool".*.log
   lvar=${var}_LIMIT
   limit=${!lvar:-0}
   timeout --signal=INT --kill-after=20 "$limit" \
