@@ -831,30 +831,44 @@ def test_real_imag_conj():
 def test_pool_returns_memory_and_free_held_gives_it_back():
     """Arrays' memory goes back to the default pool when they die, is served
     again from it, and free_held() gives it back to the device (with the
-    stream-ordered pool: after its queued frees have run)."""
+    stream-ordered pool: after its queued frees have run).  What the device
+    has free (cuMemGetInfo) counts every process on it, so other test
+    workers move it: it is checked only when this is the one process; the
+    pool's own figures are checked always."""
+    import os
     from gpuarr.tools import default_pool, StreamOrderedMemoryPool
     drv = gpuarr.driver
+    alone = "PYTEST_XDIST_WORKER" not in os.environ
     pool = default_pool()
+    ordered = isinstance(pool, StreamOrderedMemoryPool)
+    A = drv.mem_pool_attribute
+
+    def reserved():
+        return pool.mem_pool.get_attribute(A.RESERVED_MEM_CURRENT)
+
     gc.collect()
     pool.free_held()
     drv.Context.synchronize()
     free0, _ = drv.mem_get_info()
+    reserved0 = reserved() if ordered else None
     arrays = [gpuarr.empty(64 * 2 ** 20, np.uint8) for _ in range(8)]  # 512 MiB
     for a in arrays:
         a.fill(7)
-    free1, _ = drv.mem_get_info()
-    assert free1 <= free0 - 400 * 2 ** 20
+    if alone:
+        free1, _ = drv.mem_get_info()
+        assert free1 <= free0 - 400 * 2 ** 20
+    if ordered:
+        assert reserved() >= reserved0 + 8 * 64 * 2 ** 20
     active = pool.active_blocks
     del arrays, a
     gc.collect()
     assert pool.active_blocks <= active - 8
-    if isinstance(pool, StreamOrderedMemoryPool):
+    if ordered:
         drv.Context.synchronize()       # the frees are queued on the stream
         assert pool.held_bytes >= 8 * 64 * 2 ** 20
-        A = drv.mem_pool_attribute
-        reserved = pool.mem_pool.get_attribute(A.RESERVED_MEM_CURRENT)
+        held = reserved()
         again = gpuarr.empty(64 * 2 ** 20, np.uint8)   # served from the pool
-        assert pool.mem_pool.get_attribute(A.RESERVED_MEM_CURRENT) == reserved
+        assert reserved() == held
     else:
         assert pool.held_blocks >= 8
         held = pool.held_blocks
@@ -863,8 +877,14 @@ def test_pool_returns_memory_and_free_held_gives_it_back():
     del again
     gc.collect()
     pool.free_held()
-    free2, _ = drv.mem_get_info()
-    assert free2 >= free0 - 64 * 2 ** 20
+    trims = not os.environ.get("GPUARR_UNDER_SANITIZER")  # it keeps reserves
+    if ordered and trims:
+        assert reserved() <= reserved0 + 64 * 2 ** 20
+    elif not ordered:
+        assert pool.held_blocks == 0
+    if alone and trims:
+        free2, _ = drv.mem_get_info()
+        assert free2 >= free0 - 64 * 2 ** 20
 
 
 def test_default_pool_is_stream_ordered():
