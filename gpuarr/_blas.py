@@ -193,8 +193,8 @@ class _Handle:
 
     def __del__(self):
         ptr, self.ptr = getattr(self, "ptr", 0), 0
-        if ptr:
-                _percontext.release_in(self.ctx, lambda: _cublas.destroy(ptr))
+        if ptr and _percontext is not None:  # None at interpreter exit
+            _percontext.release_in(self.ctx, lambda: _cublas.destroy(ptr))
 
 
 handle = _percontext.state(_Handle, "handle", """\
