@@ -22,6 +22,11 @@ if [ "${GPUARR_SUITE_WARM:-0}" != 1 ]; then
   cache=cold
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+# one worker a core: numpy's BLAS (the linear-algebra references), OpenMP
+# and PyTorch would otherwise start a thread a core in every worker
+for v in OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS; do
+  export "$v=${!v:-1}"
+done
 start=$(date +%s)
 # worksteal (pytest-xdist 3.2+): an idle worker takes queued tests from a
 # busy one, so the slow tests (kernel compiles, Dask's streams) do not
