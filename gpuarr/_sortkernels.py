@@ -86,14 +86,15 @@ RANK = "ballot"
 
 def items(dtype, kv=False):
     """Elements per thread of a radix tile (tile = 256 * items): 20 for
-    keys of up to 4 bytes alone (longer runs of a digit in a tile: the
-    H200 sweep of benchmarks/sweep_sort.py), 16 for other keys of up to 8
-    bytes or with values, 8 for 16-byte elements (so that the staged tile
-    fits the 48 KB of static shared memory)."""
+    keys of 2 to 4 bytes alone (longer runs of a digit in a tile: the
+    H200 sweep of benchmarks/sweep_sort.py), 16 for 1-byte keys alone
+    (with 20, ptxas spills for them at three blocks an SM) and for other
+    keys of up to 8 bytes or with values, 8 for 16-byte elements (so that
+    the staged tile fits the 48 KB of static shared memory)."""
     isz = np.dtype(dtype).itemsize
     if isz > 8:
         return 8
-    return 20 if isz <= 4 and not kv else 16
+    return 20 if 1 < isz <= 4 and not kv else 16
 
 
 def blocks(dtype, kv=False):
@@ -195,12 +196,15 @@ def block_spec(dtype):
 
 def block_launch(dtype, rows, L):
     """``(grid, block, shared bytes, np2)`` of a :func:`block_spec` launch
-    over ``rows`` rows of ``L <= block_capacity(dtype)`` elements."""
-    np2 = 2
+    over ``rows`` rows of ``L <= block_capacity(dtype)`` elements: ``np2``
+    the power of two at least ``L`` and 8 (the kernel's runs of 8), a
+    thread a run (at least a warp), the pairs in shared memory with a word
+    skipped every 32."""
+    np2 = 8
     while np2 < L:
         np2 *= 2
-    threads = max(32, min(_BLOCK_MAX_THREADS, np2 // 2))
-    shared = np2 * (key_size(dtype) + 4)
+    threads = max(32, min(_BLOCK_MAX_THREADS, np2 // 8))
+    shared = (np2 + np2 // 32) * (key_size(dtype) + 4)
     return ((max(1, min(rows, 2 ** 31 - 1)), 1, 1), (threads, 1, 1), shared,
             np2)
 
@@ -212,16 +216,17 @@ def finish_spec():
 
 
 def mask_spec(dtype):
-    """unique's run starts (arguments: sorted values, int64 flags out, n,
+    """unique's run starts (arguments: sorted values, uint8 flags out, n,
     equal_nan)."""
     return _spec("mask", dtype, "PPqi")
 
 
-def compact_spec(dtype):
+def compact_spec(dtype, wide=False):
     """unique's compaction (arguments: sorted values, permutation, the
-    flags' inclusive sum, n, then unique values, index, inverse, starts,
-    ends, each an address or 0)."""
-    return _spec("compact", dtype, "PPPqPPPPP")
+    flags' inclusive sum (int32, or int64 when ``wide``), n, then unique
+    values, index, inverse, starts, ends, each an address or 0)."""
+    return _spec("compact", dtype, "PPPqPPPPP",
+                 off_t="long long" if wide else "int")
 
 
 def search_spec(dtype):

@@ -33,7 +33,8 @@ def _all_specs(dt):
         for wide in (False, True):
             specs.append(sk.radix_specs(dt, kv, wide)["onesweep"])
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
-              sk.mask_spec(dt), sk.compact_spec(dt), sk.search_spec(dt)]
+              sk.mask_spec(dt), sk.compact_spec(dt), sk.compact_spec(dt, True),
+              sk.search_spec(dt)]
     return specs
 
 
@@ -77,13 +78,17 @@ def test_layout_parameters():
     assert sk.key_size("f2") == 4 and sk.key_size("i8") == 8
     assert sk.key_size("c8") == 12 and sk.key_size("c16") == 24
     grid, block, shared, np2 = sk.block_launch(np.dtype("f4"), 10, 1000)
-    assert grid == (10, 1, 1) and block == (512, 1, 1) and np2 == 1024
-    assert shared == 1024 * 8
+    # a thread a run of 8, a word skipped every 32
+    assert grid == (10, 1, 1) and block == (128, 1, 1) and np2 == 1024
+    assert shared == (1024 + 32) * 8
     grid, block, shared, np2 = sk.block_launch(np.dtype("c16"), 3, 5)
     assert block == (32, 1, 1) and np2 == 8 and shared == 8 * 28
+    grid, block, shared, np2 = sk.block_launch(np.dtype("f8"), 1, 2048)
+    assert block == (256, 1, 1) and np2 == 2048
+    assert shared == (2048 + 64) * 12
     for dt in DTYPES:
         cap = sk.block_capacity(dt)
-        assert cap * (sk.key_size(dt) + 4) <= 48 * 1024
+        assert sk.block_launch(dt, 1, cap)[2] <= 48 * 1024
 
 
 # ---------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def test_every_axis_and_layout(dt):
 def test_many_short_and_long_rows():
     # one block a row (rows of 1 .. 2048), and rows past it: (row, key)
     for shape in [(4000, 1), (3000, 2), (700, 33), (64, 2048), (3, 70000),
-                  (300, 2049)]:
+                  (300, 2049), (500, 1024), (90, 31), (70, 257)]:
         h = values("f4", shape)
         a = gpuarr.to_gpu(h)
         same(gpuarr.sort(a), np.sort(h, kind="stable"))

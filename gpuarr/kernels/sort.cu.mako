@@ -329,21 +329,39 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         dr[r] = (d << 16) | rank;
     }
     __syncthreads();
-    {
-        // digit tid: the warps' offsets and the tile's count ...
-        unsigned int run = 0u;
+    // digit tid: the warps' offsets and the tile's count ...
+    unsigned int run = 0u;
 #pragma unroll
-        for (int w = 0; w < 8; ++w) {
-            const unsigned int c = whist[w * 256 + tid];
-            whist[w * 256 + tid] = run;
-            run += c;
+    for (int w = 0; w < 8; ++w) {
+        const unsigned int c = whist[w * 256 + tid];
+        whist[w * 256 + tid] = run;
+        run += c;
+    }
+    volatile ${off_t} *mine = status + (long long)t * 256 + tid;
+    *mine = (t == 0 ? inc : agg) | (${off_t})run;
+    // ... the digit's start in the tile and in the output ...
+    const unsigned int start = ga_excl_scan<unsigned int>(run, sh, (unsigned int *)0);
+    const unsigned long long base =
+        ga_excl_scan<unsigned long long>(hist[tid], shq, (unsigned long long *)0);
+    tdig[tid] = start;
+    __syncthreads();
+    // the tile to shared memory in digit order before the look-back, so
+    // that the keys' registers are free while it waits (ptxas spilled
+    // with them held across it) and earlier tiles have longer to publish
+#pragma unroll
+    for (int r = 0; r < ${items}; ++r) {
+        const unsigned int d = dr[r] >> 16;
+        if (d < 256u) {
+            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+% if exw == "ga_elem":
+            exbuf[p] = k[r];
+% else:
+            reinterpret_cast<ga_elem *>(exbuf)[p] = k[r];
+% endif
+            exd[p] = (unsigned char)d;
         }
-        volatile ${off_t} *mine = status + (long long)t * 256 + tid;
-        *mine = (t == 0 ? inc : agg) | (${off_t})run;
-        // ... the digit's start in the tile and in the output ...
-        const unsigned int start = ga_excl_scan<unsigned int>(run, sh, (unsigned int *)0);
-        const unsigned long long base =
-            ga_excl_scan<unsigned long long>(hist[tid], shq, (unsigned long long *)0);
+    }
+    {
         // ... and the digit's count in the tiles before this one
         // (eight earlier tiles' words read at once, nearest first: their
         // own counts are summed until a word with the count up to its tile)
@@ -369,22 +387,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             }
             *mine = inc | (before + (${off_t})run);
         }
-        tdig[tid] = start;
         gbase[tid] = (long long)(base + (unsigned long long)before) - (long long)start;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < ${items}; ++r) {
-        const unsigned int d = dr[r] >> 16;
-        if (d < 256u) {
-            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
-% if exw == "ga_elem":
-            exbuf[p] = k[r];
-% else:
-            reinterpret_cast<ga_elem *>(exbuf)[p] = k[r];
-% endif
-            exd[p] = (unsigned char)d;
-        }
     }
     __syncthreads();
     const long long left = n - tstart;
@@ -420,11 +423,19 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 % endif
 }
 % elif kernel == "block":
-// rows of L <= np2 elements (np2 a power of two), one block a row: a
-// bitonic sort of (key, position) pairs in shared memory (dynamic:
-// np2 * (sizeof(ga_key) + 4) bytes); ties broken by position, so the
-// order is the stable one.  kout[i] = src[row's i-th], vout[i] = its
+// rows of L <= np2 elements (np2 a power of two, at least 8), one block a
+// row: a bitonic sort of (key, position) pairs; ties broken by position,
+// so the order is the stable one.  The pairs live in shared memory
+// (dynamic: GA_PADDED(np2) * (sizeof(ga_key) + 4) bytes), element i at
+// GA_PADDED(i): a word skipped every 32, so that a thread's run of 8
+// (below) and a warp's 32 consecutive elements both fall in 32 banks.
+// The compare-exchanges of a stage with a distance of 8 or more go
+// through shared memory, one barrier a stage; those of distance 4, 2 and
+// 1 (27 of the 55 stages of 1024 elements) run in registers, each thread
+// holding a run of 8 elements.  kout[i] = src[row's i-th], vout[i] = its
 // position in the row; either may be null.
+#define GA_PADDED(i) ((i) + ((i) >> 5))
+
 __device__ __forceinline__ bool ga_pair_less(const ga_key &a, unsigned int ia,
                                                     const ga_key &b, unsigned int ib)
 {
@@ -433,39 +444,89 @@ __device__ __forceinline__ bool ga_pair_less(const ga_key &a, unsigned int ia,
     return ia < ib;
 }
 
+// order the pair (i, l = i | j) of the sequence being merged at size k:
+// ascending where bit k of i is clear
+__device__ __forceinline__ void ga_exchange(ga_key &a, unsigned int &ia, ga_key &b,
+                                            unsigned int &ib, bool up)
+{
+    if (up ? ga_pair_less(b, ib, a, ia) : ga_pair_less(a, ia, b, ib)) {
+        const ga_key t = a; a = b; b = t;
+        const unsigned int u = ia; ia = ib; ib = u;
+    }
+}
+
+// the stages of distance 4, 2, 1 of merge sizes kfirst .. klast (powers of
+// two, kfirst >= 2) on the run of 8 elements starting at r0
+__device__ __forceinline__ void ga_run_stages(ga_key *key, unsigned int *pos, int r0,
+                                              int kfirst, int klast)
+{
+    ga_key a[8];
+    unsigned int p[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        a[e] = key[GA_PADDED(r0 + e)];
+        p[e] = pos[GA_PADDED(r0 + e)];
+    }
+    for (int k = kfirst; k <= klast; k <<= 1) {
+#pragma unroll
+        for (int j = 4; j > 0; j >>= 1) {
+            if (j < k) {
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if ((e & j) == 0)
+                        ga_exchange(a[e], p[e], a[e | j], p[e | j], ((r0 + e) & k) == 0);
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        key[GA_PADDED(r0 + e)] = a[e];
+        pos[GA_PADDED(r0 + e)] = p[e];
+    }
+}
+
 extern "C" __global__ void
 ${name}(const ga_elem *__restrict__ src, ga_elem *__restrict__ kout,
         long long *__restrict__ vout, long long rows, int L, int np2)
 {
     extern __shared__ __align__(16) unsigned char ga_smem[];
     ga_key *key = reinterpret_cast<ga_key *>(ga_smem);
-    unsigned int *pos = reinterpret_cast<unsigned int *>(ga_smem + (size_t)np2 * sizeof(ga_key));
-    const int nt = blockDim.x;
+    unsigned int *pos = reinterpret_cast<unsigned int *>(
+        ga_smem + (size_t)GA_PADDED(np2) * sizeof(ga_key));
+    const int nt = blockDim.x, tid = threadIdx.x;
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
         const long long base = row * L;
-        for (int i = threadIdx.x; i < np2; i += nt) {
-            key[i] = i < L ? ga_make_key(src[base + i]) : ga_pad_key();
-            pos[i] = (unsigned int)i;
+        for (int i = tid; i < np2; i += nt) {
+            key[GA_PADDED(i)] = i < L ? ga_make_key(src[base + i]) : ga_pad_key();
+            pos[GA_PADDED(i)] = (unsigned int)i;
         }
         __syncthreads();
-        for (int k = 2; k <= np2; k <<= 1) {
-            for (int j = k >> 1; j > 0; j >>= 1) {
-                for (int t = threadIdx.x; t < (np2 >> 1); t += nt) {
+        // merge sizes 2, 4 and 8: within each run
+        for (int r = tid * 8; r < np2; r += nt * 8)
+            ga_run_stages(key, pos, r, 2, 8);
+        __syncthreads();
+        for (int k = 16; k <= np2; k <<= 1) {
+            for (int j = k >> 1; j >= 8; j >>= 1) {
+                for (int t = tid; t < (np2 >> 1); t += nt) {
                     const int i = ((t & ~(j - 1)) << 1) | (t & (j - 1));
                     const int l = i | j;
-                    const ga_key a = key[i], b = key[l];
-                    const unsigned int ia = pos[i], ib = pos[l];
+                    const int pi = GA_PADDED(i), pl = GA_PADDED(l);
+                    const ga_key a = key[pi], b = key[pl];
+                    const unsigned int ia = pos[pi], ib = pos[pl];
                     const bool up = (i & k) == 0;
                     if (up ? ga_pair_less(b, ib, a, ia) : ga_pair_less(a, ia, b, ib)) {
-                        key[i] = b; key[l] = a;
-                        pos[i] = ib; pos[l] = ia;
+                        key[pi] = b; key[pl] = a;
+                        pos[pi] = ib; pos[pl] = ia;
                     }
                 }
                 __syncthreads();
             }
+            for (int r = tid * 8; r < np2; r += nt * 8)
+                ga_run_stages(key, pos, r, k, k);
+            __syncthreads();
         }
-        for (int i = threadIdx.x; i < L; i += nt) {
-            const unsigned int j = pos[i];
+        for (int i = tid; i < L; i += nt) {
+            const unsigned int j = pos[GA_PADDED(i)];
             if (vout) vout[base + i] = (long long)j;
             if (kout) kout[base + i] = src[base + j];
         }
@@ -487,7 +548,7 @@ ${name}(const long long *__restrict__ vin, long long *__restrict__ out, long lon
 % elif kernel == "mask":
 // unique: flags[i] = 1 where a sorted s[i] starts a new value, else 0
 extern "C" __global__ void __launch_bounds__(256)
-${name}(const ga_elem *__restrict__ s, long long *__restrict__ flags, long long n, int equal_nan)
+${name}(const ga_elem *__restrict__ s, unsigned char *__restrict__ flags, long long n, int equal_nan)
 {
     const long long step = (long long)gridDim.x * 256;
     for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step)
@@ -495,13 +556,13 @@ ${name}(const ga_elem *__restrict__ s, long long *__restrict__ flags, long long 
                    ? 1 : 0;
 }
 % elif kernel == "compact":
-// unique: csum = inclusive sum of the flags; the first element of each run
+// unique: csum = inclusive sum of the flags (${off_t}); the first element of each run
 // of equal values gives the value (uniq), its original index (index) and
 // its start (starts); the last one its end (ends); every element its
 // inverse.  Null outputs are skipped.
 extern "C" __global__ void __launch_bounds__(256)
 ${name}(const ga_elem *__restrict__ s, const long long *__restrict__ perm,
-        const long long *__restrict__ csum, long long n, ga_elem *__restrict__ uniq,
+        const ${off_t} *__restrict__ csum, long long n, ga_elem *__restrict__ uniq,
         long long *__restrict__ index, long long *__restrict__ inverse,
         long long *__restrict__ starts, long long *__restrict__ ends)
 {
