@@ -229,7 +229,8 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
     if impl is None:
         impl = kernel_impl()
     elif impl not in _IMPLS:
-        raise ValueError("impl must be v1 or v2, not %r" % (impl,))
+        raise ValueError("impl must be one of %s, not %r"
+                         % (", ".join(repr(i) for i in _IMPLS), impl))
     dt = np.dtype(dtype)
     if dist == "integers":
         ptype, pchar = "unsigned long long", "Q"
