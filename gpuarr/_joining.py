@@ -85,17 +85,26 @@ def _copy_parts(out, parts, ax, stream):
                                 stream)
         return False
     ptr, strides, dt = out.ptr, out.strides, out.dtype
-    if (len(parts) >= _VECTOR_BUILD and out._c
-            and all(src._c and src.dtype == dt for src, _ in parts)):
+    flat = None
+    if len(parts) >= _VECTOR_BUILD and out._c:
         # the common join of many parts, each a contiguous block of every
-        # row: the table in a few numpy steps (~20 us), not one per part
-        outer = _layout.prod(out.shape[:ax])
+        # row: the table in a few numpy steps (~20 us), not one per part,
+        # from one flat list of (address, offset, bytes) (numpy converts
+        # it twice as fast as a list of tuples)
         # bytes per unit of the axis (numpy's contiguity leaves the strides
         # of length-1 axes free: from the shape, not out.strides)
         step = _layout.prod(out.shape[ax + 1:]) * dt.itemsize
-        spec, table = _jk.contiguous_join_spec(
-            dt, ptr, outer, out.nbytes // outer,
-            [(src.ptr, off, src.shape[ax] * step) for src, off in parts])
+        flat = []
+        put = flat.extend
+        for src, off in parts:
+            if not src._c or src.dtype != dt:
+                flat = None
+                break
+            put((src.ptr, off, src.shape[ax] * step))
+    if flat is not None:
+        outer = _layout.prod(out.shape[:ax])
+        spec, table = _jk.contiguous_join_spec(dt, ptr, outer,
+                                               out.nbytes // outer, flat)
     else:
         made = _jk.copy_spec(dt, [(_layout.Layout(ptr + off, dt, src.shape,
                                                   strides), src)
@@ -114,6 +123,31 @@ def _copy_parts(out, parts, ax, stream):
 
 # ---------------------------------------------------------------------------
 # joins
+
+def _check_shapes(shapes, arrs, ax):
+    """``(length of the join along ax, set of dtypes)`` of arrays whose
+    shapes differ; numpy's ValueError when a dimension count or a size
+    off the axis does not match the first array's."""
+    shape = shapes[0]
+    nd = len(shape)
+    rest = shape[:ax] + shape[ax + 1:]
+    total = 0
+    for k, s in enumerate(shapes):
+        if len(s) != nd:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, "
+                "but the array at index 0 has %d dimension(s) and the array "
+                "at index %d has %d dimension(s)" % (nd, k, len(s)))
+        if s[:ax] + s[ax + 1:] != rest:
+            d = next(d for d in range(nd) if d != ax and s[d] != shape[d])
+            raise ValueError(
+                "all the input array dimensions except for the "
+                "concatenation axis must match exactly, but along "
+                "dimension %d, the array at index 0 has size %d and the "
+                "array at index %d has size %d" % (d, shape[d], k, s[d]))
+        total += s[ax]
+    return total, {a.dtype for a in arrs}
+
 
 def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
     """Join ``arrs`` (GPUArrays) along ``axis`` on ``stream``; ``made``:
@@ -137,25 +171,13 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     ax = _layout.normalize_axis(axis, nd)        # numpy checks it first
     shape = list(arrs[0].shape)
-    rest = tuple(shape[:ax] + shape[ax + 1:])
-    total = 0
-    dts = set()
-    for k, a in enumerate(arrs):
-        s = a.shape
-        if len(s) != nd:
-            raise ValueError(
-                "all the input arrays must have same number of dimensions, "
-                "but the array at index 0 has %d dimension(s) and the array "
-                "at index %d has %d dimension(s)" % (nd, k, len(s)))
-        if s[:ax] + s[ax + 1:] != rest:
-            d = next(d for d in range(nd) if d != ax and s[d] != shape[d])
-            raise ValueError(
-                "all the input array dimensions except for the "
-                "concatenation axis must match exactly, but along "
-                "dimension %d, the array at index 0 has size %d and the "
-                "array at index %d has size %d" % (d, shape[d], k, s[d]))
-        total += s[ax]
-        dts.add(a.dtype)
+    shapes = [a.shape for a in arrs]
+    if shapes.count(shapes[0]) == len(shapes):
+        # parts of one shape (the usual join): nothing to compare
+        total = shape[ax] * len(arrs)
+        dts = {a.dtype for a in arrs}
+    else:
+        total, dts = _check_shapes(shapes, arrs, ax)
     shape[ax] = total
     shape = tuple(shape)
     if out is not None:
@@ -177,7 +199,8 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
                             "to the rule %r" % (dt, rdt, casting))
     fresh = out is None
     if fresh:
-        out = _creation.empty(shape, rdt, allocator=allocator)
+        out = (_creation.empty_c(shape, rdt) if allocator is None
+               else _creation.empty(shape, rdt, allocator=allocator))
     if not out.size:
         return out
     parts = []

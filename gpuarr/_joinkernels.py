@@ -384,9 +384,10 @@ def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
         of its leading dimensions; 1 for axis 0).
     row_bytes : int
         The bytes of one such row (all parts' bytes of it).
-    parts : sequence of (int, int, int)
+    parts : sequence of (int, int, int), or of int
         ``(source address, byte offset in a row, bytes in a row)`` of every
-        non-empty part, in order; at least one.
+        non-empty part, in order, at least one; or the same three numbers
+        of each part one after the other in a flat sequence.
 
     Returns
     -------
@@ -394,35 +395,41 @@ def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
         As :func:`copy_spec`.
     """
     out_dtype = _dtypes.check_supported(out_dtype)
+    # (few numpy calls: on 64 parts each costs about a microsecond)
     p = np.array(parts, np.int64).reshape(-1, 3)
     sp, off, nb = p[:, 0], p[:, 1], p[:, 2]
-    dp = out_ptr + off
+    dp = off + out_ptr
     # the widest unit up to 16 bytes dividing both addresses, the part's
-    # bytes per row and (with several rows) the row's bytes
-    x = (sp | dp | nb | (row_bytes if outer > 1 else 0)) & 15
-    w = np.where(x == 0, 16, x & -x)
+    # bytes per row and (with several rows) the row's bytes: the lowest
+    # set bit of x | 16
+    x = (sp | dp | nb | (row_bytes if outer > 1 else 0) | 16) & 31
+    w = x & -x
     npr = nb // w                               # units per row
-    n = npr * outer
-    chunks = -(-n // (BLOCK * UNROLL))
-    first = np.cumsum(chunks) - chunks
+    n = npr * outer if outer > 1 else npr
+    chunks = (n + (BLOCK * UNROLL - 1)) // (BLOCK * UNROLL)
+    first = np.cumsum(chunks)
+    first -= chunks
     rows = len(p)
     rw = row_bytes // w
     lim = _layout.INT32_MAX - BLOCK * UNROLL * 2
+    # every position is below the join's bytes: no part needs 64-bit
+    # positions unless the whole output does
+    big = outer * row_bytes > lim
     if outer == 1:
         ndim = 1
-        unit = (n > 1).astype(np.int64)         # one unit: strides 0
+        unit = n > 1                            # one unit: strides 0
         cols = [n, unit, unit]
-        wide = bool((n > lim).any())
+        wide = big and bool((n > lim).any())
     else:
         # (outer, npr) of strides (npr, 1) and (rw, 1); a part of one unit
         # per row merges to (outer,) of strides (1, rw), padded
         ndim = 2
         one = npr == 1
         cols = [np.where(one, 1, outer), np.where(one, outer, npr),
-                np.where(one, 0, npr), np.ones_like(n),
+                np.where(one, 0, npr), 1,
                 np.where(one, 0, rw), np.where(one, rw, 1)]
-        wide = bool((n > lim).any() or (n - 1 > lim).any()
-                    or ((outer - 1) * rw + npr - 1 > lim).any())
+        wide = big and bool((n > lim).any() or (n - 1 > lim).any()
+                            or ((outer - 1) * rw + npr - 1 > lim).any())
     table = np.empty((rows, _FIXED + 3 * ndim), np.int64)
     table[:, 0], table[:, 1], table[:, 2] = sp, dp, n
     table[:, 3], table[:, 4] = first, -w

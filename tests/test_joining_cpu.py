@@ -192,6 +192,9 @@ def test_contiguous_join_table_is_copy_specs(shape, ax, dt):
         want_spec, want = jk.copy_spec(dt, pairs)
         spec, table = jk.contiguous_join_spec(dt, base, outer, total * inner, parts)
         assert table.tolist() == want.tolist(), (base, table, want)
+        flat = [v for p in parts for v in p]        # the same, flattened
+        assert jk.contiguous_join_spec(dt, base, outer, total * inner,
+                                       flat)[1].tolist() == want.tolist()
         assert spec.kkey == want_spec.kkey and spec.tail == want_spec.tail
         assert spec.render_kw == want_spec.render_kw
 
