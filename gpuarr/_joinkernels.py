@@ -369,6 +369,14 @@ def copy_spec(out_dtype, pairs):
     return spec, table
 
 
+#: the last few contiguous joins' (spec, table), by their arguments: a
+#: loop joining the same buffers into a recycled output (the pool hands
+#: back the same block) builds its table once
+_RECENT_JOINS = {}
+_RECENT_MAX = 8
+_RECENT_LOCK = threading.Lock()
+
+
 def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
     """:func:`copy_spec` of a join whose output and parts are all
     C-contiguous of one dtype, built with a few numpy operations instead of
@@ -392,8 +400,23 @@ def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
     Returns
     -------
     (KernelSpec, numpy.ndarray)
-        As :func:`copy_spec`.
+        As :func:`copy_spec`; the last :data:`_RECENT_MAX` results are
+        kept and returned again for the same arguments (neither is to be
+        modified).
     """
+    key = (out_dtype, out_ptr, outer, row_bytes, tuple(parts))
+    got = _RECENT_JOINS.get(key)
+    if got is None:
+        got = _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes,
+                                    parts)
+        with _RECENT_LOCK:
+            if len(_RECENT_JOINS) >= _RECENT_MAX:
+                _RECENT_JOINS.pop(next(iter(_RECENT_JOINS)), None)
+            _RECENT_JOINS[key] = got
+    return got
+
+
+def _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
     out_dtype = _dtypes.check_supported(out_dtype)
     # (few numpy calls: on 64 parts each costs about a microsecond)
     p = np.array(parts, np.int64).reshape(-1, 3)

@@ -199,6 +199,18 @@ def test_contiguous_join_table_is_copy_specs(shape, ax, dt):
         assert spec.render_kw == want_spec.render_kw
 
 
+def test_contiguous_join_keeps_its_last_tables():
+    dt = np.dtype("f4")
+    parts = [1 << 30, 0, 64]
+    first = jk.contiguous_join_spec(dt, 1 << 20, 1, 64, parts)
+    assert jk.contiguous_join_spec(dt, 1 << 20, 1, 64, list(parts)) is first
+    for k in range(2 * jk._RECENT_MAX):        # other outputs push it out
+        jk.contiguous_join_spec(dt, (1 << 20) + 16 * (k + 1), 1, 64, parts)
+    assert len(jk._RECENT_JOINS) <= jk._RECENT_MAX
+    again = jk.contiguous_join_spec(dt, 1 << 20, 1, 64, parts)
+    assert again is not first and again[1].tolist() == first[1].tolist()
+
+
 def test_gather_groups_keep_each_launch_in_half_the_l2(monkeypatch):
     class St:
         l2 = 60 << 20
