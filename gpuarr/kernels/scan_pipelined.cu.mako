@@ -129,6 +129,10 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                     ga_bar_wait(&s_empty[s], ph ^ 1u);
                     // the consumers have read the stage; so must the aggregator
                     ga_bar_wait(&s_aggr[(k - ${S}u) % ${R}u], ((k - ${S}u) / ${R}u) & 1u);
+                    // their reads were generic-proxy loads, the refill is an
+                    // async-proxy write: a proxy fence orders the two (PTX
+                    // memory model; the mbarriers order the generic proxy only)
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 }
                 // past the first id >= ntiles, one more end marker: the
                 // aggregator and look-back warps that take odd rounds see one too
