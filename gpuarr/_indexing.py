@@ -462,6 +462,13 @@ def ufunc_at(name, a, indices, b=None):
     NotImplementedError
         For an operation gpuarr has no unbuffered form of, or complex128
         with an operation other than add and subtract.
+
+    Notes
+    -----
+    There are no 1-byte atomics: a bool, int8 or uint8 ``a`` is updated
+    in a 4-byte copy (int32 or uint32, four times ``a``'s memory for the
+    call) and cast back; the results are numpy's (sums and products wrap
+    modulo 256).
     """
     if name not in _AT:
         raise NotImplementedError("gpuarr has no unbuffered %s.at" % name)
