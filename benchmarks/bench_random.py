@@ -8,10 +8,9 @@ sqrt.approx (run 17's sweep: 3947 GB/s against 3848 for uniforms and
 3047 for the previous polynomial log and rsqrt + Newton), at the write
 bandwidth.  float64 normals ~1.6 TB/s (FP64/ALU-bound, see the doc).  The
 standard_normal rows are also measured with the v1 kernel ("v1 kernel"
-rows) so one run compares both generations.
+rows) so one run compares both generations, and the float64 one with
+gpuarr's own log and sincospi (``gpuarr.random.F64_MATH = "own"``).
 """
-import os
-
 import numpy as np
 
 from common import (add_row, cupy_events, event_median_ms, gbs, gpuarr_events,
@@ -68,6 +67,18 @@ def run():
                 add_row("random: %s %s 2**%d into out= (grid-stride kernel)"
                         % (method, label, int(np.log2(n))),
                         "GB/s", v1, {}, nbytes=nbytes, better="higher")
+            if method == "standard_normal" and dtype == np.float64:
+                # gpuarr's own log and sincospi (constants in constant
+                # memory) beside CUDA's, the rivals measured above
+                old, grandom.F64_MATH = grandom.F64_MATH, "own"
+                try:
+                    own = gbs(nbytes, event_median_ms(
+                        lambda: f(dtype=dtype, out=out), gpuarr_events()))
+                finally:
+                    grandom.F64_MATH = old
+                add_row("random: %s %s 2**%d into out= (own log, sincospi)"
+                        % (method, label, int(np.log2(n))),
+                        "GB/s", own, others, nbytes=nbytes, better="higher")
         del out
 
     # integers in a small range (Lemire, no rejections in practice)

@@ -61,6 +61,45 @@ NEG2LOG_F32 = tuple(float.fromhex(h) for h in (
 NEG2LN2_F32 = float(np.float32(-2 * np.log(2.0)))
 TWO_PI_F32 = float(np.float32(2 * np.pi))
 
+
+
+def _f64_constants():
+    """The float64 kernels' own ``-2 ln u`` and ``sincospi`` constants
+    (``kernels/f64math.cu.mako``), from 60-digit decimal arithmetic, each
+    rounded once to float64: Taylor coefficients, whose truncation error
+    on the reduced ranges is below 2**-57 of the result."""
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+    with localcontext() as ctx:
+        ctx.prec = 60
+        pi = Decimal("3.14159265358979323846264338327950288419716939937510582")
+        ln2 = Decimal("0.693147180559945309417232121458176568075500134360255")
+        # ln(m) = 2 atanh(s) = 2s + s R, R = z (2/3 + 2z/5 + ...), z = s**2,
+        # |s| <= (sqrt(2) - 1) / (sqrt(2) + 1): ten terms
+        log_c = tuple(float(Fraction(2, 2 * j + 1)) for j in range(1, 11))
+        # k ln 2 as k * hi (exact for |k| < 2**11: 42 bits) + k * lo
+        ln2_hi = float(int(ln2 * 2 ** 42) / Decimal(2 ** 42))
+        ln2_lo = float(ln2 - Decimal(ln2_hi))
+        # sin(pi x) = pi x + x z S(z), cos(pi x) = 1 + z C(z), z = x**2,
+        # |x| <= 1/4: eight terms each
+        fact, sin_c, cos_c = Decimal(1), [], []
+        for j in range(1, 18):
+            fact *= j
+            if j >= 2 and j % 2 == 0:
+                cos_c.append(float((-1) ** (j // 2) * pi ** j / fact))
+            elif j >= 3:
+                sin_c.append(float((-1) ** (j // 2) * pi ** j / fact))
+        pi_hi = float(pi)
+        pi_lo = float(pi - Decimal(pi_hi))
+    return (log_c, ln2_hi, ln2_lo, tuple(sin_c[:8]), tuple(cos_c[:8]),
+            pi_hi, pi_lo)
+
+
+#: The float64 constants of ``kernels/f64math.cu.mako``: log's series,
+#: ln 2 split, sin's and cos's series, pi split (:func:`_f64_constants`).
+(NEG2LOG_F64_C, LN2_HI_F64, LN2_LO_F64, SINPI_F64_C, COSPI_F64_C,
+ PI_HI_F64, PI_LO_F64) = _f64_constants()
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 _U32 = np.uint64(32)
 

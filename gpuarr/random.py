@@ -173,8 +173,8 @@ class Philox:
 # ---------------------------------------------------------------------------
 # kernels
 
-#: The current context's kernels: (dist, dtype char, affine, per, impl) ->
-#: (function, grid cap, module).
+#: The current context's kernels: (dist, dtype char, affine, per, impl,
+#: float64 math) -> (function, grid cap, module).
 _kernels = _percontext.state(lambda ctx: {})
 _IMPLS = ("grid-stride", "warp-chunks")
 
@@ -186,6 +186,13 @@ _IMPLS = ("grid-stride", "warp-chunks")
 #: same numbers.  Set by ``GPUARR_RANDOM`` (read by :mod:`gpuarr._config`),
 #: or assign ``gpuarr.random.IMPL`` at run time.
 IMPL = _config.settings.random
+
+#: The float64 normals' and exponentials' ``log`` and ``sincospi``:
+#: ``"library"`` (CUDA's) or ``"own"`` (``kernels/f64math.cu.mako``, with
+#: their constants in constant memory; within an ulp of the exact values,
+#: tests/test_random_cpu.py).  Assign at run time to compare the two.
+F64_MATH = "library"
+_F64_MATHS = ("library", "own")
 
 
 def kernel_impl():
@@ -202,7 +209,7 @@ def kernel_impl():
     return IMPL
 
 
-def kernel_spec(dist, dtype, affine, per, impl=None):
+def kernel_spec(dist, dtype, affine, per, impl=None, f64_math=None):
     """Name, source and ``prepare`` types of a random-number kernel.
 
     Pure Python (no GPU): used by :func:`_kernel` and by the CPU tests that
@@ -219,6 +226,8 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
         Values per Philox block.
     impl : {"grid-stride", "warp-chunks"}, optional
         Kernel generation; default :func:`kernel_impl`.
+    f64_math : {"library", "own"}, optional
+        The float64 ``log`` and ``sincospi``; default :data:`F64_MATH`.
 
     Returns
     -------
@@ -231,6 +240,11 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
     elif impl not in _IMPLS:
         raise ValueError("impl must be one of %s, not %r"
                          % (", ".join(repr(i) for i in _IMPLS), impl))
+    if f64_math is None:
+        f64_math = F64_MATH
+    if f64_math not in _F64_MATHS:
+        raise ValueError("f64_math must be one of %s, not %r"
+                         % (", ".join(repr(m) for m in _F64_MATHS), f64_math))
     dt = np.dtype(dtype)
     if dist == "integers":
         ptype, pchar = "unsigned long long", "Q"
@@ -243,17 +257,17 @@ def kernel_spec(dist, dtype, affine, per, impl=None):
                                         "_a" if affine else "", per)
     src = render("random.cu.mako", dist=dist, ctype=ctype, ptype=ptype,
                  per=per, affine=affine, itemsize=dt.itemsize, name=name,
-                 impl=impl)
+                 impl=impl, f64_math=f64_math)
     return name, src, "PQQQi" + pchar + pchar + "Q" + "I" * 20
 
 
 def _kernel(dist, dt, affine, per, impl):
     """(function, grid cap, module) of a kernel in the current context."""
     kernels = _kernels()
-    kkey = (dist, dt.char, affine, per, impl)
+    kkey = (dist, dt.char, affine, per, impl, F64_MATH)
     entry = kernels.get(kkey)
     if entry is None:
-        name, src, chars = kernel_spec(dist, dt, affine, per, impl)
+        name, src, chars = kernel_spec(dist, dt, affine, per, impl, F64_MATH)
         fn, mod = compile_function(src, name, chars)
         nsm = _percontext.current_context().get_device().get_attribute(
             device_attribute.MULTIPROCESSOR_COUNT)

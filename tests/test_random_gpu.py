@@ -441,3 +441,21 @@ class TestAcrossGenerations:
             else:
                 outs.append(getattr(g, method)(size=n, dtype=dtype).get())
         assert (outs[0].view(np.uint8) == outs[1].view(np.uint8)).all()
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.5])
+def test_own_f64_math_vs_reference(context, monkeypatch, scale):
+    """float64 normals and exponentials with gpuarr's own log and sincospi
+    (``gpuarr.random.F64_MATH = "own"``): the same bounds as CUDA's."""
+    from gpuarr import random as grandom
+    monkeypatch.setattr(grandom, "F64_MATH", "own")
+    key, off = 9, (1 << 32) - 3
+    for n in (1, 7, 100003):
+        got = _rng(key, off).standard_normal(n, dtype=np.float64).get()
+        ref = P.standard_normal(key, off, n, np.float64)
+        assert _ulps(got, ref).max() <= 4
+        got = _rng(6).normal(3.0, scale, n, dtype=np.float64).get()
+        assert (_ulps(got, P.normal(6, 0, n, 3.0, scale, np.float64)) <= 4).all()
+        got = _rng(6).exponential(scale, n, dtype=np.float64).get()
+        assert (got >= 0).all() and not np.signbit(got).any()
+        assert _ulps(got, P.exponential(6, 0, n, scale, np.float64)).max() <= 2

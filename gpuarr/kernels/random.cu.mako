@@ -9,6 +9,9 @@
 ##   ptype   C type of the scalar parameters a, b (the output's float type,
 ##           or unsigned long long for integers: a = low bits, b = count)
 ##   name    kernel name
+##   f64_math  "library" (CUDA's log, sincospi) or "own" (f64math.cu.mako:
+##           constants in constant memory) for the float64 normals and
+##           exponentials; gpuarr.random.F64_MATH picks one
 ##   impl    "warp-chunks" (default): two Philox blocks per thread per step, full
 ##           64-block chunks per warp without bounds checks, the rest after;
 ##           "grid-stride": one guarded block per step.  Both
@@ -19,7 +22,11 @@
 ## reference); keep the two in step.  Element k uses Philox block
 ## offset + k / per with counter (lo32, hi32, attempt = 0, 0).
 <%namespace name="common" file="common.cu.mako"/>
+<%namespace name="f64math" file="f64math.cu.mako"/>
 ${common.types()}
+% if ctype == "double" and f64_math == "own" and dist in ("normal", "exponential"):
+${f64math.functions()}
+% endif
 <%
     import numpy as _np
     from gpuarr._philox import NEG2LOG_F32 as Q, NEG2LN2_F32, TWO_PI_F32
@@ -176,8 +183,13 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
         const double u1 = ga_open01(ga_join(w.x, w.y));
         const double t = (double)(ga_join(w.z, w.w) >> 11) * 0x1p-52;  // [0, 2)
         double s, c;
+    % if f64_math == "own":
+        ga_sincospi_f64(t, &s, &c);
+        const double r = sqrt(ga_neg2log_f64(u1));
+    % else:
         sincospi(t, &s, &c);
         const double r = sqrt(-2.0 * log(u1));
+    % endif
         z[0] = __dmul_rn(r, c);
         z[1] = __dmul_rn(r, s);
     }
@@ -196,7 +208,12 @@ GA_DEV void ga_block_values(uint4 w, unsigned long long blk,
         const float e = __fmul_rn(0.5f, ga_neg2log(ga_open01(ga_lane(w, ${i}))));
         v[${i}] = ${"__fmul_rn(b, e)" if affine else "e"};
     % else:
+    % if f64_math == "own":
+        // 0 + (-2 ln u) / 2: +0.0 at u = 1, as 0 - ln u
+        const double e = __dadd_rn(0.0, __dmul_rn(0.5, ga_neg2log_f64(ga_open01(ga_join(ga_lane(w, ${2 * i}), ga_lane(w, ${2 * i + 1}))))));
+    % else:
         const double e = 0.0 - log(ga_open01(ga_join(ga_lane(w, ${2 * i}), ga_lane(w, ${2 * i + 1}))));
+    % endif
         v[${i}] = ${"__dmul_rn(b, e)" if affine else "e"};
     % endif
     }
