@@ -369,6 +369,16 @@ cdef class Context:
         if self.deferred:
             _drain_deferred(self)
 
+    def __enter__(self):
+        """``with ctx:`` pushes the context for the block (:meth:`push`)
+        and pops it after, exception or not."""
+        self.push()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        Context.pop()
+        return False
+
     @staticmethod
     def pop():
         """Pop the current context off this thread's stack

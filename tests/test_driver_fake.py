@@ -1072,6 +1072,35 @@ def test_device_attributes(fake_lib):
 # Regression tests for driver defects the fake found (fixed since)
 # ---------------------------------------------------------------------------
 
+def test_context_is_a_context_manager(fake_lib):
+    check(fake_lib, """
+        ctx2 = drv.Device(0).make_context()
+        assert drv.Context.pop() is ctx2 and drv.Context.get_current() is ctx
+        with ctx2 as c:
+            assert c is ctx2 and drv.Context.get_current() is ctx2
+            assert fk["stack_depth"] == 2
+        assert drv.Context.get_current() is ctx and fk["stack_depth"] == 1
+        try:
+            with ctx2:
+                raise KeyError("inside")
+        except KeyError:
+            pass
+        assert drv.Context.get_current() is ctx            # popped all the same
+        seen = []
+        def work():
+            seen.append(drv.Context.get_current())
+            with ctx:                                     # a thread with none
+                seen.append(drv.Context.get_current())
+                a = drv.mem_alloc(8); del a
+            seen.append(drv.Context.get_current())
+        t = threading.Thread(target=work)
+        t.start(); t.join()
+        assert seen == [None, ctx, None], seen
+        ctx2.detach()
+        assert fk["errors"] == 0, fk.last_error()
+    """)
+
+
 def test_one_line_retain_and_push_keeps_the_context(fake_lib):
     """A pushed context stays alive while on the stack, even unreferenced."""
     check(fake_lib, """
