@@ -58,27 +58,24 @@ def run():
                                                        int(np.log2(n))),
                     "GB/s", ours, others, nbytes=nbytes, better="higher")
             if method == "standard_normal":
-                old, grandom.IMPL = grandom.IMPL, "grid-stride"
-                try:
-                    v1 = gbs(nbytes, event_median_ms(
-                        lambda: f(dtype=dtype, out=out), gpuarr_events()))
-                finally:
-                    grandom.IMPL = old
-                add_row("random: %s %s 2**%d into out= (grid-stride kernel)"
-                        % (method, label, int(np.log2(n))),
-                        "GB/s", v1, {}, nbytes=nbytes, better="higher")
-            if method == "standard_normal" and dtype == np.float64:
-                # gpuarr's own log and sincospi (constants in constant
-                # memory) beside CUDA's, the rivals measured above
-                old, grandom.F64_MATH = grandom.F64_MATH, "own"
-                try:
-                    own = gbs(nbytes, event_median_ms(
-                        lambda: f(dtype=dtype, out=out), gpuarr_events()))
-                finally:
-                    grandom.F64_MATH = old
-                add_row("random: %s %s 2**%d into out= (own log, sincospi)"
-                        % (method, label, int(np.log2(n))),
-                        "GB/s", own, others, nbytes=nbytes, better="higher")
+                # the other kernel generation, and (float64) gpuarr's own
+                # log and sincospi (constants in constant memory) beside
+                # CUDA's, with the rivals measured above
+                variants = [("IMPL", "grid-stride", "grid-stride kernel", {})]
+                if dtype == np.float64:
+                    variants.append(("F64_MATH", "own", "own log, sincospi",
+                                     others))
+                for attr, value, what, rows in variants:
+                    old = getattr(grandom, attr)
+                    setattr(grandom, attr, value)
+                    try:
+                        alt = gbs(nbytes, event_median_ms(
+                            lambda: f(dtype=dtype, out=out), gpuarr_events()))
+                    finally:
+                        setattr(grandom, attr, old)
+                    add_row("random: %s %s 2**%d into out= (%s)"
+                            % (method, label, int(np.log2(n)), what),
+                            "GB/s", alt, rows, nbytes=nbytes, better="higher")
         del out
 
     # integers in a small range (Lemire, no rejections in practice)

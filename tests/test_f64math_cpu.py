@@ -15,6 +15,8 @@ import pytest
 from gpuarr import _philox as P
 from gpuarr import random as grandom
 
+from test_random_cpu import _compiler_available
+
 _rng = np.random.default_rng(2024)
 _LD = np.longdouble
 needs_long_double = pytest.mark.skipif(
@@ -143,15 +145,6 @@ def test_own_math_renders_only_where_used():
     with pytest.raises(ValueError, match="f64_math"):
         grandom.kernel_spec("normal", np.dtype(np.float64), False, 2,
                             f64_math="fast")
-
-
-def _compiler_available():
-    try:
-        from gpuarr import compiler
-        compiler.find_compiler()
-        return True
-    except Exception:
-        return False
 
 
 @pytest.mark.skipif(not _compiler_available(), reason="no NVRTC or nvcc")
