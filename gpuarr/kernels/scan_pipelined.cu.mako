@@ -163,6 +163,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             ga_bar_wait(&s_full[s], ph);
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
+                __syncwarp();   // every lane has read s_tile[q]: see below
                 if (lane == 0) ga_bar_arrive(&s_aggr[q]);
                 ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
@@ -258,6 +259,12 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                     s_aggf[q] = agg_f;
                 }
             }
+            // lane 0 arrives for the warp, so the other lanes' reads of the
+            // stage and of s_tile[q] must happen before its arrive: without
+            // __syncwarp (a memory-ordering barrier of the warp; shuffles
+            // are not) the producer's refill and its next s_tile[q] write
+            // are unordered with them (racecheck's two hazards, 2026-12-04)
+            __syncwarp();
             if (lane == 0) ga_bar_arrive(&s_aggr[q]);
         }
     }
@@ -269,6 +276,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             ga_bar_wait(&s_aggr[q], (k / ${R}u) & 1u);
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
+                __syncwarp();
                 if (lane == 0) ga_bar_arrive(&s_pref[q]);
                 ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
@@ -294,6 +302,9 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                     s_pre[q] = pre;
                 }
             }
+            // as the aggregators': the lanes' reads of s_tile[q] before
+            // lane 0's arrive, which releases the slot
+            __syncwarp();
             if (lane == 0) ga_bar_arrive(&s_pref[q]);
         }
     }
