@@ -1,6 +1,8 @@
 """Sorting (issue 13, item 3) beside CuPy and PyTorch: ``sort`` of 2**28
-float32, ``argsort`` of 2**26 float32, ``sort`` along the last axis of a
-(2**16, 1024) float32 array, ``unique`` of 2**26 int32.
+float32, ``argsort`` of 2**26 float32, ``sort`` and ``argsort`` along the
+last axis of a (2**16, 1024) float32 array (the sort also by the block
+kernel the warp sort took over from, gpuarr alone), ``unique`` of 2**26
+int32.
 
 Figures are milliseconds (median of event-timed calls; lower is better)
 and, for the sorts, the rate in keys per second as G keys/s.  gpuarr's
@@ -73,6 +75,23 @@ def run():
          rng.standard_normal((ROWS, COLS), dtype=np.float32),
          lambda a: gpuarr.sort(a, axis=-1), lambda c: cp.sort(c, axis=-1),
          lambda t: torch.sort(t, dim=-1, stable=True), same_sort)
+
+    # the same rows by the block kernel the warp sort replaced (gpuarr
+    # alone: the change's before and after in one run), and argsort
+    from gpuarr import _sortkernels
+    rows = gpuarr.to_gpu(rng.standard_normal((ROWS, COLS), dtype=np.float32))
+    _sortkernels.ROW_SORT = "block"
+    try:
+        ms = event_median_ms(lambda: gpuarr.sort(rows, axis=-1), ev,
+                             warmup=2, repeats=10)
+    finally:
+        _sortkernels.ROW_SORT = "warp"
+    _row("sort (2**16, 1024) f32, last axis, block kernel", ms, {})
+    case("argsort (2**16, 1024) f32, last axis",
+         rng.standard_normal((ROWS, COLS), dtype=np.float32),
+         lambda a: gpuarr.argsort(a, axis=-1),
+         lambda c: cp.argsort(c, axis=-1),
+         lambda t: torch.argsort(t, dim=-1, stable=True), check_argsort)
 
     def check_unique(got, host):
         assert np.array_equal(got.get(), np.unique(host))

@@ -7,9 +7,13 @@ keep their order; NaNs last; -0.0 equal to 0.0; complex by real part then
 imaginary part with numpy's NaN rules), gpuarr's own kernels
 (:mod:`gpuarr._sortkernels`):
 
-* rows of at most :func:`gpuarr._sortkernels.block_capacity` elements
-  (2048; 1024 for complex), a small flat array included, sort one block a
-  row in shared memory (a bitonic network on (key, position) pairs);
+* rows of at most :data:`gpuarr._sortkernels.WARP_SORT_MAX` (1024)
+  elements whose keys have at most 32 bits, a small flat array included,
+  sort one warp a row in registers (a bitonic network on
+  (key << 32 | position) words);
+* other rows of at most :func:`gpuarr._sortkernels.block_capacity`
+  elements (2048; 1024 for complex) sort one block a row in shared memory
+  (a bitonic network on (key, position) pairs);
 * longer ones by an LSD radix sort with 8-bit digits: a global histogram of
   every digit first (read back: passes whose digit is the same for every
   key are skipped), then one launch a pass: a stable scatter whose tiles
@@ -174,9 +178,16 @@ def sort_rows(src, rows, L, want_keys=True, want_positions=False):
     vout = _creation.empty_c((n,), _I64) if want_positions else None
     if n == 0:
         return kout, vout
-    if L <= _sk.block_capacity(src.dtype):
-        grid, block, shared, np2 = _sk.block_launch(src.dtype, rows, L)
-        fn = _sk.function(_sk.block_spec(src.dtype))
+    if L <= _sk.block_capacity(src.dtype):   # warp_sort_ok implies it
+        if _sk.warp_sort_ok(src.dtype, L):
+            # 16 blocks an SM: more than stay resident (registers allow
+            # about 16 warps), and the warps stride over the other rows
+            grid, block, shared, np2 = _sk.wsort_launch(
+                src.dtype, rows, L, 16 * _sk.multiprocessors())
+            fn = _sk.function(_sk.wsort_spec(src.dtype, L))
+        else:
+            grid, block, shared, np2 = _sk.block_launch(src.dtype, rows, L)
+            fn = _sk.function(_sk.block_spec(src.dtype))
         fn.prepared_call(grid, block, src.ptr,
                          kout.ptr if kout is not None else 0,
                          vout.ptr if vout is not None else 0, rows, L, np2,

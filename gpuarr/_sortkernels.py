@@ -13,10 +13,14 @@ and compile each of them); :func:`function` compiles one once per context.
     int64 values.  Rows of ``L``
     elements sort independently by sorting on (row, key): the row of a
     carried flat index is the most significant digit group.
+``wsort_spec``
+    A bitonic sort of (key << 32 | position) words in one warp's
+    registers, a warp per row, for rows of at most :data:`WARP_SORT_MAX`
+    elements of keys of at most 32 bits (this includes small 1-d arrays).
 ``block_spec``
     A bitonic sort of (key, position) pairs in one block's shared memory,
-    one block per row, for rows of at most :func:`block_capacity` elements
-    (this includes small 1-d arrays).
+    one block per row, for the other rows of at most
+    :func:`block_capacity` elements.
 ``finish_spec``, ``mask_spec``, ``compact_spec``, ``search_spec``
     Flat indices to positions in their rows (argsort of rows), unique's run
     starts and compaction, searchsorted's binary search.
@@ -34,9 +38,11 @@ from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "block_capacity", "key_size", "radix_specs", "block_spec",
-           "block_launch", "finish_spec", "mask_spec", "compact_spec",
-           "search_spec", "function", "grid", "ntiles", "row_passes",
-           "STATUS32_LIMIT", "status_bytes"]
+           "block_launch", "warp_sort_ok", "wsort_spec", "wsort_launch",
+           "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT", "finish_spec",
+           "mask_spec", "compact_spec", "search_spec", "function", "grid",
+           "multiprocessors", "ntiles", "row_passes", "STATUS32_LIMIT",
+           "status_bytes"]
 
 #: threads per block of the radix, histogram and elementwise kernels
 BLOCK = 256
@@ -137,7 +143,8 @@ def _spec(kernel, dtype, chars, **extra):
     kv = extra.get("kv", False)
     kw = dict(name=spec.name, kernel=kernel, tkind=tk, bits=bits, kv=False,
               off_t="unsigned int", items=items(dtype, kv), rank=RANK,
-              blocks=blocks(dtype, kv))
+              blocks=blocks(dtype, kv), np2=0, warps=0, wbits=0,
+              swz=(0, 0, 0))
     kw.update(extra)
     spec.render_kw = kw
     spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"],
@@ -209,6 +216,84 @@ def block_launch(dtype, rows, L):
             np2)
 
 
+#: the longest row the warp sort takes (32 registers of 64 bits a lane)
+WARP_SORT_MAX = 1024
+#: which kernel sorts rows it may take: "warp" (:func:`wsort_spec`) or
+#: "block" (:func:`block_spec`, the one before it; kept for comparison in
+#: benchmarks/sweep_sort.py)
+ROW_SORT = "warp"
+
+
+def warp_sort_ok(dtype, L):
+    """Whether :func:`wsort_spec` sorts rows of ``L`` elements of
+    ``dtype``: keys of at most 32 bits (not complex), ``L <=``
+    :data:`WARP_SORT_MAX`, and :data:`ROW_SORT` ``"warp"``."""
+    tk, bits = elem_kind(dtype)
+    return (ROW_SORT == "warp" and tk != "c" and bits <= 32
+            and L <= WARP_SORT_MAX)
+
+
+def _wsort_np2(L):
+    np2 = 32
+    while np2 < L:
+        np2 *= 2
+    return np2
+
+
+def _wsort_warps(np2):
+    return max(1, min(8, 2048 // np2))
+
+
+def wsort_word_bytes(dtype):
+    """Bytes of the warp sort's word (key and position): 4 for keys of at
+    most 16 bits (``key << 16 | position``), else 8 (``key << 32 |
+    position``)."""
+    return 4 if elem_kind(dtype)[1] <= 16 else 8
+
+
+def wsort_swizzle(np2, word_bytes):
+    """``(wlog, shift, mask)`` of the warp sort's shared-memory swizzle for
+    rows of capacity ``np2`` and words of ``word_bytes``: with ``W = 2 **
+    wlog`` words a 128-byte bank row, element ``i``'s word is at ``(i &
+    ~(W - 1)) | ((i & (W - 1)) ^ (((i >> wlog) >> shift) & mask))``, so
+    that the words a warp reads or writes in either layout (lane ``l`` at
+    element ``l * (np2 // 32) + e`` or at ``32 * m + l``) fall in distinct
+    banks: 32 of 4-byte words, or 16 pairs a half-warp of 8-byte ones
+    (served a half-warp at a time)."""
+    r = np2 // 32
+    if word_bytes == 4:
+        return 5, 0, r - 1
+    return 4, max(0, (r // 16).bit_length() - 1), min(r, 16) - 1
+
+
+def wsort_spec(dtype, L):
+    """The warp-per-row bitonic sort of rows of ``L`` elements (see
+    :func:`warp_sort_ok`), rendered for the power of two ``np2 >= L`` (at
+    least 32): the same arguments as :func:`block_spec`; launch by
+    :func:`wsort_launch`."""
+    np2 = _wsort_np2(L)
+    wb = wsort_word_bytes(dtype)
+    wlog, shift, mask = wsort_swizzle(np2, wb)
+    spec = _spec("wsort", dtype, "PPPqii", np2=np2, warps=_wsort_warps(np2),
+                 wbits=8 * wb, swz=(wlog, shift, mask))
+    spec.kkey += (np2,)
+    return spec
+
+
+def wsort_launch(dtype, rows, L, max_blocks=2 ** 31 - 1):
+    """``(grid, block, shared bytes, np2)`` of a :func:`wsort_spec` launch
+    over ``rows`` rows of ``L`` elements: a warp a row (the warps stride
+    over the rows when there are more than ``max_blocks`` blocks' worth),
+    blocks of ``max(1, min(8, 2048 // np2))`` warps, a word
+    (:func:`wsort_word_bytes`) and a raw element of shared memory an
+    element of capacity."""
+    np2 = _wsort_np2(L)
+    w = _wsort_warps(np2)
+    shared = w * np2 * (wsort_word_bytes(dtype) + np.dtype(dtype).itemsize)
+    return ((max(1, min(-(-rows // w), max_blocks)), 1, 1), (32 * w, 1, 1),
+            shared, np2)
+
+
 def finish_spec():
     """``out[e] = (vin[e] or e) % L`` over int64 (arguments: vin or 0, out,
     n, L)."""
@@ -265,6 +350,11 @@ def function(spec):
     if ent is None:
         ent = kernels[spec.kkey] = spec.build()
     return ent[0]
+
+
+def multiprocessors():
+    """The current device's multiprocessor count."""
+    return _state().nsm
 
 
 def grid(n, per_sm=8):

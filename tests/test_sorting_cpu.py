@@ -35,6 +35,9 @@ def _all_specs(dt):
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
               sk.mask_spec(dt), sk.compact_spec(dt), sk.compact_spec(dt, True),
               sk.search_spec(dt)]
+    if sk.warp_sort_ok(dt, 1):
+        # capacities 32, 64, 512 and 1024: 1, 2, 16 and 32 words a lane
+        specs += [sk.wsort_spec(dt, L) for L in (1, 33, 512, 1024)]
     return specs
 
 
@@ -89,6 +92,53 @@ def test_layout_parameters():
     for dt in DTYPES:
         cap = sk.block_capacity(dt)
         assert sk.block_launch(dt, 1, cap)[2] <= 48 * 1024
+
+
+def test_warp_sort_parameters():
+    # keys of at most 32 bits, rows of at most 1024
+    for dt in DTYPES:
+        tk, bits = sk.elem_kind(dt)
+        assert sk.warp_sort_ok(dt, 1024) == (tk != "c" and bits <= 32)
+        assert not sk.warp_sort_ok(dt, 1025)
+    # a warp a row; blocks of 2048 // np2 warps (1 .. 8); the row's words
+    # and raw elements in shared memory
+    assert sk.wsort_launch(np.dtype("f4"), 65536, 1024) == \
+        ((32768, 1, 1), (64, 1, 1), 2 * 1024 * 12, 1024)
+    # keys of at most 16 bits: 4-byte words
+    assert sk.wsort_launch(np.dtype("i1"), 5, 3) == \
+        ((1, 1, 1), (256, 1, 1), 8 * 32 * 5, 32)
+    assert sk.wsort_launch(np.dtype("f2"), 9, 513)[1:] == \
+        ((64, 1, 1), 2 * 1024 * 6, 1024)
+    assert sk.wsort_launch(np.dtype("f4"), 10 ** 6, 40, 100)[0] == (100, 1, 1)
+    for L in (1, 31, 32, 33, 200, 1000, 1024):
+        assert sk.wsort_launch(np.dtype("u4"), 7, L)[2] <= 48 * 1024
+    a, b = sk.wsort_spec(np.dtype("f4"), 100), sk.wsort_spec(np.dtype("f4"), 128)
+    assert a.kkey == b.kkey and a.source() == b.source()
+    assert sk.wsort_spec(np.dtype("f4"), 129).kkey != a.kkey
+
+
+@pytest.mark.parametrize("word", [4, 8])
+@pytest.mark.parametrize("np2", [32, 64, 128, 256, 512, 1024])
+def test_warp_sort_swizzle_is_a_bijection_without_bank_conflicts(np2, word):
+    # the template's word address of element i, with the triple it is
+    # rendered with.  4-byte words: a warp's 32 must lie in 32 distinct
+    # banks; 8-byte words are served a half-warp at a time, whose 16 must
+    # lie in 16 distinct pairs of banks
+    wlog, shift, mask = sk.wsort_swizzle(np2, word)
+    w = 2 ** wlog
+
+    def swz(i):
+        return (i & ~(w - 1)) | ((i & (w - 1)) ^ (((i >> wlog) >> shift) & mask))
+    assert sorted(swz(i) for i in range(np2)) == list(range(np2))
+    r = np2 // 32
+    lanes = np.arange(32)
+    accesses = [lanes * r + e for e in range(r)]          # registers e
+    accesses += [32 * m + lanes for m in range(r)]        # coalesced rows
+    for elems in accesses:
+        groups = [elems] if word == 4 else [elems[:16], elems[16:]]
+        for g in groups:
+            banks = [swz(int(i)) % w for i in g]
+            assert len(set(banks)) == len(g), (np2, word, list(g))
 
 
 # ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 
 import gpuarr
 import gpuarr.driver as drv
+from gpuarr import _sortkernels as sk
 
 from test_joining_gpu import same
 
@@ -105,6 +106,26 @@ def test_many_short_and_long_rows():
         a = gpuarr.to_gpu(h)
         same(gpuarr.sort(a), np.sort(h, kind="stable"))
         same(gpuarr.argsort(a), np.argsort(h, kind="stable"))
+
+
+@pytest.mark.parametrize("kernel", ["warp", "block"])
+@pytest.mark.parametrize("dt", ["?", "i1", "u2", "f2", "i4", "f4"])
+def test_rows_at_each_warp_sort_capacity(dt, kernel, monkeypatch):
+    """Rows of 1 to 1024 elements of keys of at most 32 bits: the warp sort
+    at each capacity (32 to 1024 elements: 1 to 32 words a lane; one case
+    with more rows than blocks, so warps stride over rows) and the block
+    sort it took over from (which sorts the rows of 8-byte and complex
+    keys and of 1025 to 2048 elements)."""
+    monkeypatch.setattr(sk, "ROW_SORT", kernel)
+    for L in (1, 31, 33, 100, 200, 300, 513, 1024):
+        assert sk.warp_sort_ok(np.dtype(dt), L) == (kernel == "warp")
+        rows = 30000 if L == 33 else max(3, 4000 // L)
+        h = values(dt, (rows, L))
+        poison(h.nbytes, h.size * 8)
+        a = gpuarr.to_gpu(h)
+        same(gpuarr.sort(a), np.sort(h, kind="stable"))
+        same(gpuarr.argsort(a), np.argsort(h, kind="stable"))
+        same(gpuarr.sort(a[::-2, ::-1]), np.sort(h[::-2, ::-1], kind="stable"))
 
 
 def test_kind_and_0d():

@@ -1,6 +1,7 @@
 ## Sorting and searching: an LSD radix sort with 8-bit digits (stable),
-## a one-block bitonic sort of (key, position) pairs for short rows, and the
-## kernels of searchsorted and unique.  Rendered by gpuarr/_sortkernels.py.
+## bitonic sorts for short rows (one warp a row in registers for keys of
+## at most 32 bits, one block a row in shared memory for the others), and
+## the kernels of searchsorted and unique.  Rendered by gpuarr/_sortkernels.py.
 ##
 ## Elements move as their raw bits (``ga_elem``); the order is that of a
 ## key made from the bits (``ga_make_key``), numpy's order: signed integers
@@ -23,7 +24,7 @@
 ##
 ## Variables (all required):
 ##   name     kernel name
-##   kernel   "hist" | "onesweep" | "block" | "finish"
+##   kernel   "hist" | "onesweep" | "block" | "wsort" | "finish"
 ##            | "mask" | "compact" | "search"
 ##   tkind    "b" | "i" | "u" | "f" | "c": bool, signed, unsigned, float,
 ##            complex
@@ -35,6 +36,9 @@
 ##   blocks   onesweep: blocks an SM the registers are bounded for
 ##   rank     onesweep: how a warp finds the lanes of its digit, "match"
 ##            (__match_any_sync, one instruction) or "ballot" (eight)
+##   np2, warps, wbits, swz
+##            wsort: the row capacity (a power of two, 32 .. 1024), warps a
+##            block, bits of a word, _sortkernels.wsort_swizzle's triple
 <%
     raw = {8: "unsigned char", 16: "unsigned short", 32: "unsigned int",
            64: "unsigned long long"}[bits]
@@ -531,6 +535,116 @@ ${name}(const ga_elem *__restrict__ src, ga_elem *__restrict__ kout,
             if (kout) kout[base + i] = src[base + j];
         }
         __syncthreads();                // key and pos are reused
+    }
+}
+% elif kernel == "wsort":
+<%
+    R = np2 // 32
+    # the word (wbits): key << 32 | position, or key << 16 | position for
+    # keys of at most 16 bits (positions < 1024 fit either)
+    wlog, swz_shift, swz_mask = swz
+    wt = "unsigned int" if wbits == 32 else "unsigned long long"
+    pshift = wbits // 2
+    pmask = "0xffffu" if wbits == 32 else "0xffffffffull"
+    wpad = "0xffff0000u" if wbits == 32 else "0xffffffff00000000ull"
+%>\
+// rows of L <= ${np2} elements, keys of at most 32 bits: one warp a row,
+// each lane holding ${R} of the row's (key << ${pshift} | position) words in
+// registers (position: the element's index in the row, so every word is
+// distinct and their order is the stable order).  Layout: lane l holds
+// elements l * ${R} .. l * ${R} + ${R - 1}, so a bitonic stage of distance
+// j < ${R} exchanges two of a lane's registers and one of distance
+// j >= ${R} the same register of lanes l and l ^ (j / ${R}) (a shuffle).
+// No barrier but the warp's: the row comes in and goes out through
+// shared memory (coalesced in global memory: element 32 m + lane), whose
+// word of element i is at ga_swz(i), a swizzle that keeps both layouts'
+// word accesses free of bank conflicts.  The row's raw elements stay in
+// shared memory for the output (kout[i] = the row's element at the i-th
+// position).  ${warps} warps a block; dynamic shared memory of
+// ${warps} * ${np2} * (${wbits // 8} + sizeof(ga_elem)) bytes.
+__device__ __forceinline__ int ga_swz(int i)
+{
+    return (i & ~${2 ** wlog - 1}) | ((i & ${2 ** wlog - 1}) ^ (((i >> ${wlog}) >> ${swz_shift}) & ${swz_mask}));
+}
+
+// the pair (x at the lower position, y): ascending (x < y) where up
+__device__ __forceinline__ void ga_cx(${wt} &x, ${wt} &y, bool up)
+{
+    const bool sw = (y < x) == up;
+    const ${wt} lo = sw ? y : x, hi = sw ? x : y;
+    x = lo;
+    y = hi;
+}
+
+// registers bounded for 12 warps an SM (bounded for 16, ptxas spilled a
+// few words for 4-byte keys at capacity 512; unbounded, for 2-byte ones)
+extern "C" __global__ void __launch_bounds__(${32 * warps}, ${max(1, 12 // warps)})
+${name}(const ga_elem *__restrict__ src, ga_elem *__restrict__ kout,
+        long long *__restrict__ vout, long long rows, int L, int np2)
+{
+    extern __shared__ __align__(16) unsigned char ga_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    ${wt} *buf = reinterpret_cast<${wt} *>(ga_smem) + warp * ${np2};
+    ga_elem *raw = reinterpret_cast<ga_elem *>(ga_smem + ${warps * np2 * wbits // 8}) + warp * ${np2};
+    (void)np2;
+    const long long step = (long long)gridDim.x * ${warps};
+    for (long long row = (long long)blockIdx.x * ${warps} + warp; row < rows; row += step) {
+        const long long base = row * L;
+#pragma unroll
+        for (int m = 0; m < ${R}; ++m) {
+            const int i = 32 * m + lane;
+            ${wt} w = ${wpad} | (unsigned int)i;   // after every key
+            if (i < L) {
+                const ga_elem x = src[base + i];
+                raw[i] = x;
+                w = ((${wt})ga_make_key(x) << ${pshift}) | (unsigned int)i;
+            }
+            buf[ga_swz(i)] = w;
+        }
+        __syncwarp();
+        ${wt} a[${R}];
+#pragma unroll
+        for (int e = 0; e < ${R}; ++e) a[e] = buf[ga_swz(lane * ${R} + e)];
+        // merge sizes k = 2 .. ${np2}, distances j = k / 2 .. 1; element
+        // i = lane * ${R} + e ascends in its sequence where (i & k) == 0.
+        // Loops, not unrolled: the body stays small in the instruction
+        // cache (fully unrolled, the network of 1024 was 9000 instructions)
+        for (int k = 2; k <= ${np2}; k <<= 1) {
+            // distances of ${R} and more: shuffles; keep the smaller word
+            // where this lane is the pair's lower one in an ascending
+            // sequence, or the upper one in a descending sequence
+            const bool up_lane = ((lane * ${R}) & k) == 0;
+            for (int d = (k >> 1) / ${R}; d > 0; d >>= 1) {
+                const bool keep_min = ((lane & d) == 0) == up_lane;
+#pragma unroll
+                for (int e = 0; e < ${R}; ++e) {
+                    const ${wt} w = __shfl_xor_sync(0xffffffffu, a[e], d);
+                    a[e] = (w < a[e]) == keep_min ? w : a[e];
+                }
+            }
+            // distances below ${R}: within the lane's registers
+#pragma unroll
+            for (int j = ${R // 2}; j > 0; j >>= 1) {
+                if (j < k) {
+#pragma unroll
+                    for (int e = 0; e < ${R}; ++e)
+                        if ((e & j) == 0) ga_cx(a[e], a[e | j], ((lane * ${R} + e) & k) == 0);
+                }
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < ${R}; ++e) buf[ga_swz(lane * ${R} + e)] = a[e];
+        __syncwarp();
+#pragma unroll
+        for (int m = 0; m < ${R}; ++m) {
+            const int i = 32 * m + lane;
+            if (i < L) {
+                const unsigned int j = (unsigned int)(buf[ga_swz(i)] & ${pmask});
+                if (vout) vout[base + i] = (long long)j;
+                if (kout) kout[base + i] = raw[j];
+            }
+        }
+        __syncwarp();                   // buf and raw are the next row's
     }
 }
 % elif kernel == "finish":
