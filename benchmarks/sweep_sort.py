@@ -5,10 +5,10 @@ tile (elements per thread, ``_sortkernels.items``) and its ranking
 argsort of 2**26, with the result of a 2**22 sort and argsort checked
 against numpy's first.
 
-    python benchmarks/sweep_sort.py [items ...]      (default 16 20 24)
+    python benchmarks/sweep_sort.py [items ...]      (default 20 24 28)
 
 The sort's tile and registers (blocks an SM) for keys alone (4 bytes an
-element staged: inside the 48 KB of static shared memory up to 24 items);
+element staged: inside the 48 KB of static shared memory up to 28 items);
 argsort with its default tile.
 """
 import sys
@@ -23,7 +23,7 @@ def main():
     import gpuarr.autoinit  # noqa: F401
     from gpuarr import _sortkernels
 
-    counts = [int(a) for a in sys.argv[1:]] or [16, 20, 24]
+    counts = [int(a) for a in sys.argv[1:]] or [20, 24, 28]
     rng = np.random.default_rng(3)
     big = rng.standard_normal(2 ** 28, dtype=np.float32)
     small = rng.standard_normal(2 ** 22 + 17, dtype=np.float32)

@@ -91,22 +91,25 @@ RANK = "ballot"
 
 
 def items(dtype, kv=False):
-    """Elements per thread of a radix tile (tile = 256 * items): 20 for
-    keys of 2 to 4 bytes alone (longer runs of a digit in a tile: the
-    H200 sweep of benchmarks/sweep_sort.py), 16 for 1-byte keys alone
-    (with 20, ptxas spills for them at three blocks an SM) and for other
-    keys of up to 8 bytes or with values, 8 for 16-byte elements (so that
-    the staged tile fits the 48 KB of static shared memory)."""
+    """Elements per thread of a radix tile (tile = 256 * items): 28 for
+    keys of 2 to 4 bytes alone (longer runs of a digit in a tile; with
+    two blocks an SM: sort 2**28 f32 8.126 ms against 8.445 for 20 items
+    at three, the H200 sweep of benchmarks/sweep_sort.py, run 4 of
+    2026-12-04), 16 for 1-byte keys alone (with 20, ptxas spills for them
+    at three blocks an SM) and for other keys of up to 8 bytes or with
+    values, 8 for 16-byte elements (so that the staged tile fits the 48 KB
+    of static shared memory)."""
     isz = np.dtype(dtype).itemsize
     if isz > 8:
         return 8
-    return 20 if 1 < isz <= 4 and not kv else 16
+    return 28 if 1 < isz <= 4 and not kv else 16
 
 
 def blocks(dtype, kv=False):
     """Blocks an SM the onesweep pass's registers are bounded for: three
-    for keys of up to 4 bytes alone, else two."""
-    return 3 if np.dtype(dtype).itemsize <= 4 and not kv else 2
+    for 1-byte keys alone, else two (28-item tiles of 2- to 4-byte keys
+    take 128 registers a thread)."""
+    return 3 if np.dtype(dtype).itemsize == 1 and not kv else 2
 
 
 def tile(dtype, kv=False):
