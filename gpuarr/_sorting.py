@@ -111,7 +111,8 @@ def _radix(src, n, rows, L, kout, vout):
     kp = _sk.key_passes(dt)
     rp = _sk.row_passes(rows) if rows > 1 else 0
     kv = vout is not None or rows > 1
-    specs = _sk.radix_specs(dt, kv, n > _sk.STATUS32_LIMIT)
+    narrow = n <= _sk.VALUES32_LIMIT
+    specs = _sk.radix_specs(dt, kv, n > _sk.STATUS32_LIMIT, narrow)
     hist = _creation.empty_c(((kp + rp) * 256,), _U64)
     _drv.memset_d8(hist.ptr, 0, hist.nbytes)
     _launch(specs["hist"], _sk.grid(n, 4), src.ptr, n, L, rp, hist.ptr)
@@ -128,11 +129,19 @@ def _radix(src, n, rows, L, kout, vout):
         return
     kfinal = kout if kout is not None else _creation.empty_c((n,), dt)
     ktmp = _creation.empty_c((n,), dt) if m > 1 else None
-    vfinal = vtmp = None
+    vfinal = None
+    vtmp = []
     if kv:
         vfinal = vout if (vout is not None and rows == 1) else \
             _creation.empty_c((n,), _I64)
-        vtmp = _creation.empty_c((n,), _I64) if m > 1 else None
+        # narrow: the passes before the last between two uint32 buffers,
+        # the last one into vfinal (int64); else vfinal and one int64
+        # buffer alternate as the keys' two do
+        if narrow:
+            vtmp = [_creation.empty_c((n,), _U32)
+                    for _ in range(min(m - 1, 2))]
+        elif m > 1:
+            vtmp = [_creation.empty_c((n,), _I64)]
     nt = _sk.ntiles(n, dt, kv)
     # one tile counter a pass, then the status words of the even passes
     # and of the odd ones: each pass zeroes the other's for the pass after
@@ -142,10 +151,15 @@ def _radix(src, n, rows, L, kout, vout):
     status = (work.ptr + 256, work.ptr + 256 + sb)
     kin, vin = src, None
     for i, p in enumerate(run):
-        last = (m - 1 - i) % 2 == 0
-        kdst = kfinal if last else ktmp
-        vdst = (vfinal if last else vtmp) if kv else None
-        _launch(specs["onesweep"], (nt, 1, 1), kin.ptr, kdst.ptr,
+        into_final = (m - 1 - i) % 2 == 0   # so that the last pass ends there
+        kdst = kfinal if into_final else ktmp
+        vdst = None
+        if kv and narrow:
+            vdst = vfinal if i == m - 1 else vtmp[i % 2]
+        elif kv:
+            vdst = vfinal if into_final else vtmp[0]
+        _launch(specs["onesweep_last" if i == m - 1 else "onesweep"],
+                (nt, 1, 1), kin.ptr, kdst.ptr,
                 vin.ptr if vin is not None else 0,
                 vdst.ptr if vdst is not None else 0, hist.ptr + p * 256 * 8,
                 status[i % 2], status[1 - i % 2], work.ptr + 4 * i, n, p, L)

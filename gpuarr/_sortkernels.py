@@ -39,10 +39,10 @@ from ._kernelspec import KernelSpec
 __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "block_capacity", "key_size", "radix_specs", "block_spec",
            "block_launch", "warp_sort_ok", "wsort_spec", "wsort_launch",
-           "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT", "finish_spec",
-           "mask_spec", "compact_spec", "search_spec", "function", "grid",
-           "multiprocessors", "ntiles", "row_passes", "STATUS32_LIMIT",
-           "status_bytes"]
+           "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT",
+           "finish_spec", "mask_spec", "compact_spec", "search_spec",
+           "function", "grid", "multiprocessors", "ntiles", "row_passes",
+           "STATUS32_LIMIT", "VALUES32_LIMIT", "status_bytes"]
 
 #: threads per block of the radix, histogram and elementwise kernels
 BLOCK = 256
@@ -147,11 +147,11 @@ def _spec(kernel, dtype, chars, **extra):
     kw = dict(name=spec.name, kernel=kernel, tkind=tk, bits=bits, kv=False,
               off_t="unsigned int", items=items(dtype, kv), rank=RANK,
               blocks=blocks(dtype, kv), np2=0, warps=0, wbits=0,
-              swz=(0, 0, 0))
+              swz=(0, 0, 0), vin_t="long long", vout_t="long long")
     kw.update(extra)
     spec.render_kw = kw
     spec.kkey = (kernel, tk, bits, kw["kv"], kw["off_t"], kw["items"],
-                 kw["rank"], kw["blocks"])
+                 kw["rank"], kw["blocks"], kw["vin_t"], kw["vout_t"])
     spec.chars = chars
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
@@ -159,7 +159,12 @@ def _spec(kernel, dtype, chars, **extra):
     return spec
 
 
-def radix_specs(dtype, kv, wide):
+#: radix sorts of at most this many elements carry uint32 values (flat
+#: indices) through their passes, widened to int64 by the last one
+VALUES32_LIMIT = 2 ** 32
+
+
+def radix_specs(dtype, kv, wide, narrow=False):
     """The radix sort's kernels for keys of ``dtype``.
 
     Parameters
@@ -167,26 +172,37 @@ def radix_specs(dtype, kv, wide):
     dtype : numpy.dtype
         The keys' dtype (moved as raw bits).
     kv : bool
-        Whether int64 values travel with the keys (argsort, rows).
+        Whether values travel with the keys (argsort, rows).
     wide : bool
         64-bit status words (``n > STATUS32_LIMIT``).
+    narrow : bool
+        The values are uint32 between passes (``n <=``
+        :data:`VALUES32_LIMIT`), else int64.
 
     Returns
     -------
     dict
         ``"hist"`` (arguments: keys, n, L, row passes, histogram of
-        ``(key_passes + row passes) * 256`` uint64 zeroed first) and
+        ``(key_passes + row passes) * 256`` uint64 zeroed first),
         ``"onesweep"`` (keys in, keys out, values in or 0 (then the
-        positions), values out or 0, the pass's 256 counts of the
+        flat indices), values out or 0, the pass's 256 counts of the
         histogram, the pass's status words (zeroed), the next pass's
         status words (zeroed here), a uint32 tile counter (zeroed), n,
-        pass, L; grid :func:`ntiles`): each a KernelSpec with grid None.
+        pass, L; grid :func:`ntiles`) and ``"onesweep_last"``, the same
+        pass writing int64 values (the same kernel unless ``narrow``):
+        each a KernelSpec with grid None.
     """
     off = "unsigned long long" if wide else "unsigned int"
+    vt = "unsigned int" if kv and narrow else "long long"
+
+    def onesweep(vout_t):
+        return _spec("onesweep", dtype, "PPPPPPPPqiQ", off_t=off, kv=kv,
+                     vin_t=vt, vout_t=vout_t)
+    mid = onesweep(vt)
     return {
         "hist": _spec("hist", dtype, "PqQiP"),
-        "onesweep": _spec("onesweep", dtype, "PPPPPPPPqiQ", off_t=off,
-                          kv=kv),
+        "onesweep": mid,
+        "onesweep_last": mid if vt == "long long" else onesweep("long long"),
     }
 
 

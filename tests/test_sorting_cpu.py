@@ -32,6 +32,9 @@ def _all_specs(dt):
     for kv in (False, True):
         for wide in (False, True):
             specs.append(sk.radix_specs(dt, kv, wide)["onesweep"])
+    # uint32 values between passes, widened to int64 by the last
+    narrow = sk.radix_specs(dt, True, False, True)
+    specs += [narrow["onesweep"], narrow["onesweep_last"]]
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
               sk.mask_spec(dt), sk.compact_spec(dt), sk.compact_spec(dt, True),
               sk.search_spec(dt)]
@@ -61,6 +64,16 @@ def test_sources_are_deterministic_and_keys_distinguish_variants():
     assert "unsigned long long *status" in c.source()
     for dt in DTYPES:
         assert len(sk.radix_specs(dt, False, False)["onesweep"].chars) == 11
+    # values: int64 throughout, or uint32 until the last pass
+    wide = sk.radix_specs(np.dtype("f4"), True, False)
+    assert wide["onesweep_last"] is wide["onesweep"]
+    assert sk.radix_specs(np.dtype("f4"), False, False, True)["onesweep"] \
+        .kkey == sk.radix_specs(np.dtype("f4"), False, False)["onesweep"].kkey
+    narrow = sk.radix_specs(np.dtype("f4"), True, False, True)
+    mid, last = narrow["onesweep"].source(), narrow["onesweep_last"].source()
+    vin = "const unsigned int *__restrict__ vin, "
+    assert vin + "unsigned int *__restrict__ vout" in mid
+    assert vin + "long long *__restrict__ vout" in last
     # keys of 2 to 4 bytes alone: tiles of 7168; with values, 4096
     assert sk.status_bytes(7169, "f4") == 2 * 256 * 4
     assert sk.status_bytes(7168, "i2") == 256 * 4
@@ -115,7 +128,8 @@ def test_warp_sort_parameters():
     assert sk.wsort_launch(np.dtype("f4"), 10 ** 6, 40, 100)[0] == (100, 1, 1)
     for L in (1, 31, 32, 33, 200, 1000, 1024):
         assert sk.wsort_launch(np.dtype("u4"), 7, L)[2] <= 48 * 1024
-    a, b = sk.wsort_spec(np.dtype("f4"), 100), sk.wsort_spec(np.dtype("f4"), 128)
+    a = sk.wsort_spec(np.dtype("f4"), 100)
+    b = sk.wsort_spec(np.dtype("f4"), 128)
     assert a.kkey == b.kkey and a.source() == b.source()
     assert sk.wsort_spec(np.dtype("f4"), 129).kkey != a.kkey
 
@@ -131,7 +145,8 @@ def test_warp_sort_swizzle_is_a_bijection_without_bank_conflicts(np2, word):
     w = 2 ** wlog
 
     def swz(i):
-        return (i & ~(w - 1)) | ((i & (w - 1)) ^ (((i >> wlog) >> shift) & mask))
+        row = ((i >> wlog) >> shift) & mask
+        return (i & ~(w - 1)) | ((i & (w - 1)) ^ row)
     assert sorted(swz(i) for i in range(np2)) == list(range(np2))
     r = np2 // 32
     lanes = np.arange(32)

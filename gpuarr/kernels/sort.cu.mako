@@ -29,7 +29,10 @@
 ##   tkind    "b" | "i" | "u" | "f" | "c": bool, signed, unsigned, float,
 ##            complex
 ##   bits     bits of a scalar, or of one part of a complex value
-##   kv       onesweep: carry int64 values with the keys
+##   kv       onesweep: carry values with the keys (the element's flat
+##            index to begin with)
+##   vin_t, vout_t  onesweep: C types of the values read and written
+##            ("unsigned int" or "long long")
 ##   off_t    onesweep: C type of a status word ("unsigned int" when every
 ##            count fits 30 bits)
 ##   items    elements per thread of a radix tile (tile = 256 * items)
@@ -241,7 +244,11 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
 }
 % elif kernel == "onesweep":
 <%
-    exw = "ga_elem" if not kv else ("long long" if bits * (2 if tkind == "c" else 1) <= 64 else "ga_elem")
+    # values: vin_t in, vout_t out ("unsigned int" while indices fit, so
+    # the passes move 4 bytes a value; the last pass widens to long long)
+    vbytes = 8 if vout_t == "long long" else 4
+    ebytes = bits // 8 * (2 if tkind == "c" else 1)
+    exw = "ga_elem" if not kv or ebytes >= vbytes else vout_t
     sbits = 64 if off_t == "unsigned long long" else 32
 %>\
 // one radix pass in one launch: each block takes the next tile (GA_TILE
@@ -258,7 +265,7 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
 // Registers bounded for ``blocks`` blocks an SM.
 extern "C" __global__ void __launch_bounds__(256, ${blocks})
 ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
-        const long long *__restrict__ vin, long long *__restrict__ vout,
+        const ${vin_t} *__restrict__ vin, ${vout_t} *__restrict__ vout,
         const unsigned long long *__restrict__ hist, ${off_t} *status,
         ${off_t} *__restrict__ clear, unsigned int *__restrict__ counter,
         long long n, int pass, unsigned long long L)
@@ -305,7 +312,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 % endif
         const bool valid = r * 32 + lane < inside;
 % if kv:
-        const long long v = (valid && pass >= GA_KP) ? (vin ? vin[e] : e) : 0;
+        const long long v = (valid && pass >= GA_KP) ? (vin ? (long long)vin[e] : e) : 0;
         unsigned int d = ga_digit(k[r], v, pass, L);
 % else:
         // keys alone: key passes only (rows need carried positions)
@@ -405,11 +412,11 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 % if kv:
     {
         // the values, read only now (fewer registers held while ranking)
-        long long v[${items}];
+        ${vout_t} v[${items}];
 #pragma unroll
         for (int r = 0; r < ${items}; ++r) {
             const long long e = wstart + r * 32 + lane;
-            v[r] = e < n ? (vin ? vin[e] : e) : 0;
+            v[r] = e < n ? (${vout_t})(vin ? (long long)vin[e] : e) : 0;
         }
         __syncthreads();
 #pragma unroll
@@ -417,13 +424,13 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             const unsigned int d = dr[r] >> 16;
             if (d < 256u) {
                 const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
-                reinterpret_cast<long long *>(exbuf)[p] = v[r];
+                reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
             }
         }
     }
     __syncthreads();
     for (int i = tid; i < cnt; i += 256)
-        vout[gbase[exd[i]] + i] = reinterpret_cast<const long long *>(exbuf)[i];
+        vout[gbase[exd[i]] + i] = reinterpret_cast<const ${vout_t} *>(exbuf)[i];
 % endif
 }
 % elif kernel == "block":
