@@ -34,6 +34,7 @@ from . import _indexkernels as _ik
 from . import _ufunc
 from . import cumulative as _cum
 from . import driver as _drv
+from ._array import GPUArray
 
 __all__ = ["getitem", "setitem", "ufunc_at", "device_index", "device_mask",
            "mask_scan", "nonzero_coords", "raise_bad_index"]
@@ -491,8 +492,12 @@ def ufunc_at(name, a, indices, b=None):
         _ufunc.apply(name, (view, b), out=view)
         return
     sel = _Selection(a, plan)
-    vals = _creation.empty_c(sel.shape, dt)
-    _transfer.assign(vals, b)
+    if (not negate and isinstance(b, GPUArray) and b.dtype == dt
+            and b.shape == sel.shape and b._c and not _layout.overlaps(a, b)):
+        vals = b        # read as it is (the scatter does not write it)
+    else:
+        vals = _creation.empty_c(sel.shape, dt)
+        _transfer.assign(vals, b)
     if dt.itemsize == 1:
         # no 1-byte atomics: a compare-and-swap on the 32-bit word holding
         # a byte would read its neighbours, which may lie past the array

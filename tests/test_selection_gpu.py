@@ -201,6 +201,25 @@ def test_ufunc_at_keys_and_errors():
     np.add.at(h, (1, slice(2, 5)), 2.0)         # a basic key
     _indexing.ufunc_at("add", g, (1, slice(2, 5)), 2.0)
     np.testing.assert_allclose(g.get(), h, rtol=1e-6)
+    # values of a's dtype and the selection's shape are read in place
+    # (left as they were); strided ones, or ones inside a, are copied first
+    hb = rand((8, 3), np.float32)
+    gb = gpuarr.to_gpu(hb)
+    np.add.at(h, (slice(None), [0, 8, 0]), hb)
+    _indexing.ufunc_at("add", g, (slice(None), [0, 8, 0]), gb)
+    np.testing.assert_allclose(g.get(), h, rtol=1e-6)
+    np.testing.assert_array_equal(gb.get(), hb)
+    hs = rand((8, 6), np.float32)
+    np.subtract.at(h, (slice(None), [2, 3, 2]), hs[:, ::2])
+    _indexing.ufunc_at("subtract", g, (slice(None), [2, 3, 2]),
+                       gpuarr.to_gpu(hs)[:, ::2])
+    np.testing.assert_allclose(g.get(), h, rtol=1e-6)
+    flat_h = rand((20,), np.float32)
+    flat_g = gpuarr.to_gpu(flat_h)
+    np.add.at(flat_h, [12, 12, 19, 5], flat_h[:4].copy())
+    _indexing.ufunc_at("add", flat_g, gpuarr.to_gpu(np.array([12, 12, 19, 5])),
+                       flat_g[:4])
+    np.testing.assert_allclose(flat_g.get(), flat_h, rtol=1e-6)
     gi = gpuarr.to_gpu(np.arange(5, dtype=np.int32))
     with pytest.raises(TypeError, match="same_kind"):
         _indexing.ufunc_at("add", gi, [0], 1.5)
