@@ -117,9 +117,7 @@ def _radix(src, n, rows, L, kout, vout):
     _drv.memset_d8(hist.ptr, 0, hist.nbytes)
     _launch(specs["hist"], _sk.grid(n, 4), src.ptr, n, L, rp, hist.ptr)
     h = hist.get().reshape(kp + rp, 256)
-    run = [p for p in range(kp) if h[p].max() < n]
-    if run:         # else the elements are in order already, rows too
-        run += [kp + q for q in range(rp) if h[kp + q].max() < n]
+    run = _sk.radix_passes(h, n, kp, rp)
     m = len(run)
     if m == 0:
         if kout is not None:
@@ -127,21 +125,20 @@ def _radix(src, n, rows, L, kout, vout):
         if vout is not None:
             _launch(_sk.finish_spec(), _sk.grid(n), 0, vout.ptr, n, L)
         return
-    kfinal = kout if kout is not None else _creation.empty_c((n,), dt)
-    ktmp = _creation.empty_c((n,), dt) if m > 1 else None
+    plan = _sk.radix_plan(m, kv, narrow)
+    used = {name for step in plan for name in step[1:]}
     vfinal = None
-    vtmp = []
     if kv:
         vfinal = vout if (vout is not None and rows == 1) else \
             _creation.empty_c((n,), _I64)
-        # narrow: the passes before the last between two uint32 buffers,
-        # the last one into vfinal (int64); else vfinal and one int64
-        # buffer alternate as the keys' two do
-        if narrow:
-            vtmp = [_creation.empty_c((n,), _U32)
-                    for _ in range(min(m - 1, 2))]
-        elif m > 1:
-            vtmp = [_creation.empty_c((n,), _I64)]
+    vdt = _U32 if narrow else _I64
+    bufs = {"src": src, None: None, "vfinal": vfinal,
+            "kfinal": kout if kout is not None else
+            _creation.empty_c((n,), dt)}
+    for name in ("ktmp", "vtmp0", "vtmp1"):
+        if name in used:
+            bufs[name] = _creation.empty_c((n,), dt if name == "ktmp"
+                                           else vdt)
     nt = _sk.ntiles(n, dt, kv)
     # one tile counter a pass, then the status words of the even passes
     # and of the odd ones: each pass zeroes the other's for the pass after
@@ -149,21 +146,12 @@ def _radix(src, n, rows, L, kout, vout):
     work = _creation.empty_c((256 + 2 * sb,), _U8)
     _drv.memset_d8(work.ptr, 0, 256 + sb)
     status = (work.ptr + 256, work.ptr + 256 + sb)
-    kin, vin = src, None
-    for i, p in enumerate(run):
-        into_final = (m - 1 - i) % 2 == 0   # so that the last pass ends there
-        kdst = kfinal if into_final else ktmp
-        vdst = None
-        if kv and narrow:
-            vdst = vfinal if i == m - 1 else vtmp[i % 2]
-        elif kv:
-            vdst = vfinal if into_final else vtmp[0]
-        _launch(specs["onesweep_last" if i == m - 1 else "onesweep"],
-                (nt, 1, 1), kin.ptr, kdst.ptr,
+    for i, (p, (kernel, kin, kdst, vin, vdst)) in enumerate(zip(run, plan)):
+        kin, kdst, vin, vdst = (bufs[kin], bufs[kdst], bufs[vin], bufs[vdst])
+        _launch(specs[kernel], (nt, 1, 1), kin.ptr, kdst.ptr,
                 vin.ptr if vin is not None else 0,
                 vdst.ptr if vdst is not None else 0, hist.ptr + p * 256 * 8,
                 status[i % 2], status[1 - i % 2], work.ptr + 4 * i, n, p, L)
-        kin, vin = kdst, vdst
     if vout is not None and vfinal is not vout:
         _launch(_sk.finish_spec(), _sk.grid(n), vfinal.ptr, vout.ptr, n, L)
 

@@ -42,7 +42,8 @@ __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT",
            "finish_spec", "mask_spec", "compact_spec", "search_spec",
            "function", "grid", "multiprocessors", "ntiles", "row_passes",
-           "STATUS32_LIMIT", "VALUES32_LIMIT", "status_bytes"]
+           "STATUS32_LIMIT", "VALUES32_LIMIT", "status_bytes",
+           "radix_passes", "radix_plan"]
 
 #: threads per block of the radix, histogram and elementwise kernels
 BLOCK = 256
@@ -204,6 +205,44 @@ def radix_specs(dtype, kv, wide, narrow=False):
         "onesweep": mid,
         "onesweep_last": mid if vt == "long long" else onesweep("long long"),
     }
+
+
+def radix_passes(hist, n, kp, rp):
+    """The passes a radix sort runs, from its global histogram ``hist``
+    (``(kp + rp, 256)`` counts of ``n`` elements: ``kp`` key digits, then
+    ``rp`` row digits): those whose digit is not the same for every
+    element; none when no key digit varies (the elements are in order,
+    and so are the rows)."""
+    run = [p for p in range(kp) if hist[p].max() < n]
+    if run:
+        run += [kp + q for q in range(rp) if hist[kp + q].max() < n]
+    return run
+
+
+def radix_plan(m, kv, narrow):
+    """The buffers of a radix sort's ``m`` passes, by name: for each pass
+    ``(kernel, keys in, keys out, values in, values out)``, the kernel a
+    key of :func:`radix_specs`, the buffers ``"src"`` (the input),
+    ``"kfinal"`` and ``"ktmp"`` (keys: the passes alternate between them
+    so that the last ends in ``kfinal``), ``"vfinal"`` (int64 values:
+    the last pass's, and every other pass's unless ``narrow``), ``"vtmp0"``
+    and ``"vtmp1"`` (uint32 values between passes when ``narrow``, else
+    ``"vtmp0"`` alone, int64), or None (no values, or the first pass's
+    values in: the flat indices)."""
+    plan = []
+    kin, vin = "src", None
+    for i in range(m):
+        into_final = (m - 1 - i) % 2 == 0
+        kout = "kfinal" if into_final else "ktmp"
+        vout = None
+        if kv and narrow:
+            vout = "vfinal" if i == m - 1 else "vtmp%d" % (i % 2)
+        elif kv:
+            vout = "vfinal" if into_final else "vtmp0"
+        plan.append(("onesweep_last" if i == m - 1 else "onesweep",
+                     kin, kout, vin, vout))
+        kin, vin = kout, vout
+    return plan
 
 
 def status_bytes(n, dtype, kv=False):

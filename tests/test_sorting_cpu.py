@@ -110,6 +110,29 @@ def test_layout_parameters():
         assert sk.block_launch(dt, 1, cap)[2] <= 48 * 1024
 
 
+@pytest.mark.parametrize("kv", [False, True])
+@pytest.mark.parametrize("narrow", [False, True])
+def test_radix_plan_chains_buffers(kv, narrow):
+    for m in range(1, 12):
+        plan = sk.radix_plan(m, kv, narrow)
+        assert len(plan) == m
+        kin, vin = "src", None
+        for i, (kernel, ki, ko, vi, vo) in enumerate(plan):
+            assert (ki, vi) == (kin, vin)       # reads the last pass's output
+            assert ko != ki and (vo is None or vo != vi)
+            assert kernel == ("onesweep_last" if i == m - 1 else "onesweep")
+            assert (vo is not None) == kv
+            if kv and narrow and i < m - 1:
+                assert vo in ("vtmp0", "vtmp1")  # uint32 between passes
+            kin, vin = ko, vo
+        assert kin == "kfinal" and vin == ("vfinal" if kv else None)
+    h = np.zeros((3, 256), np.int64)
+    h[0, 5] = h[1, 7] = h[2, 9] = 10          # every digit the same
+    assert sk.radix_passes(h, 10, 2, 1) == []
+    h[1, 8], h[1, 7], h[2, 1], h[2, 9] = 1, 9, 2, 8
+    assert sk.radix_passes(h, 10, 2, 1) == [1, 2]
+
+
 def test_warp_sort_parameters():
     # keys of at most 32 bits, rows of at most 1024
     for dt in DTYPES:
