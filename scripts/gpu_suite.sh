@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite on a GPU machine, in one go, with pytest-xdist.
+# The GPU suite (every test marked gpu) on a GPU machine, in one go, with
+# pytest-xdist. The CPU tests are CI's (.ci/run); GPUARR_SUITE_ALL=1 runs
+# them here too.
 #
 #   bash scripts/gpu_suite.sh [pytest arguments...]
 #
@@ -32,21 +34,26 @@ start=$(date +%s)
 # busy one, so the slow tests (kernel compiles, Dask's streams) do not
 # leave one worker running alone at the end as the default "load" can
 dist=$(python3 -c "import xdist, sys; v = tuple(int(p) for p in xdist.__version__.split('.')[:2]); print('worksteal' if v >= (3, 2) else 'load')" 2>/dev/null || echo load)
-python3 -m pytest -q -rfE -p no:cacheprovider --durations=25 -n "$workers" --dist "$dist" tests "$@" >"$log" 2>&1
+select=(-m gpu)
+[ "${GPUARR_SUITE_ALL:-0}" = 1 ] && select=()
+python3 -m pytest -q -rfE -p no:cacheprovider --durations=25 -n "$workers" --dist "$dist" "${select[@]}" tests "$@" >"$log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
 tail -25 "$log"
 python3 - "$log" "$secs" "$workers" "$cache" "$dist" <<'PY'
-import re, sys
+import os, re, sys
 log, secs, workers, cache, dist = sys.argv[1:]
 text = open(log, errors="replace").read()
 counts = {k: 0 for k in ("passed", "failed", "skipped", "error")}
-last = [l for l in text.splitlines() if re.search(r"\d+ (passed|failed|error)", l)]
+last = [l for l in text.splitlines()
+        if re.search(r"\d+ (passed|failed|skipped|error)", l)]
 if last:
     for n, what in re.findall(r"(\d+) (passed|failed|skipped|errors?)", last[-1]):
         counts["error" if what.startswith("error") else what] = int(n)
 print("gpu suite: %(passed)d passed, %(failed)d failed, %(skipped)d skipped, "
-      "%(error)d errors" % counts + " in %s s (%s workers, %s, %s cache)"
-      % (secs, workers, dist, cache))
+      "%(error)d errors" % counts + " in %s s (%s workers, %s, %s cache%s)"
+      % (secs, workers, dist, cache,
+         ", CPU tests too" if os.environ.get("GPUARR_SUITE_ALL") == "1"
+         else ", gpu-marked tests"))
 PY
 exit $rc
