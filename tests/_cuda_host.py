@@ -87,6 +87,8 @@ static inline unsigned int __ballot_sync(unsigned int, int pred)
     return m;
 }
 static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+struct alignas(16) uint4 { unsigned int x, y, z, w; };
 template <class T> static inline T atomicAdd(T *p, T v)
 { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 template <class T> static inline T min(T a, T b) { return b < a ? b : a; }

@@ -6,7 +6,8 @@
 ## select   the same tiles again: each selected element finds its position
 ##          in the result from the inclusive scan of the tile counts and a
 ##          block-wide scan, then ``action``:
-##            gather   out[pos] = src[off(e)]
+##            gather   out[pos] = src[off(e)]  (items of up to 8 bytes:
+##                     staged in shared memory, stored coalesced)
 ##            scatter  dst[off(e)] = val[pos * vstep]  (vstep 0: one value)
 ##            coords   co[d * cstep_d + pos * cstep_p] = coordinate d of e
 ##            offsets  offs[pos] = off(e)
@@ -44,6 +45,19 @@ struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
             const bool badj = false;
 % endif
 </%def>
+
+<%def name="elem_off()">\
+        // off(e): the element offset of mask element e through the view
+        long long off = 0;
+% for d in reversed(range(nd)):
+% if d:
+        off += (e % md${d}) * ms${d};
+        e /= md${d};
+% else:
+        off += e * ms0;
+% endif
+% endfor
+</%def>\
 
 <%def name="tile_bits()">\
     // this thread's 16 mask bytes, as bits in element order
@@ -118,6 +132,29 @@ ${tile_bits()}
     __syncthreads();
     int before = 0;
     for (int w = 0; w < warp; ++w) before += warp_sum[w];
+<% staged = action == "gather" and unit != "ga_unit16" %>\
+% if staged:
+    // the tile's selected elements into shared memory in result order,
+    // then out by consecutive threads: a thread's run of results starts
+    // about 8 elements after its neighbour's, so storing them directly
+    // would write a sector an element.  Position p at p + p / 8: the
+    // runs' starts fall in distinct banks
+    __shared__ ${unit} stage[${block * 18}];
+    int tot = before;
+    for (int w = warp; w < ${block // 32}; ++w) tot += warp_sum[w];
+    int lp = before + incl - c;
+    while (bits) {
+        const int b = __ffs(bits) - 1;
+        bits &= bits - 1;
+        long long e = first + b;
+${elem_off()}\
+        stage[lp + (lp >> 3)] = src[off];
+        ++lp;
+    }
+    __syncthreads();
+    const long long tbase = blockIdx.x ? tile_cs[blockIdx.x - 1] : 0;
+    for (int i = threadIdx.x; i < tot; i += ${block}) out[tbase + i] = stage[i + (i >> 3)];
+% else:
     long long pos = (blockIdx.x ? tile_cs[blockIdx.x - 1] : 0) + before + incl - c;
     while (bits) {
         const int b = __ffs(bits) - 1;
@@ -133,15 +170,7 @@ ${tile_bits()}
 % endif
 % endfor
 % else:
-        long long off = 0;
-% for d in reversed(range(nd)):
-% if d:
-        off += (e % md${d}) * ms${d};
-        e /= md${d};
-% else:
-        off += e * ms0;
-% endif
-% endfor
+${elem_off()}\
 % if action == "gather":
         out[pos] = src[off];
 % elif action == "scatter":
@@ -152,6 +181,7 @@ ${tile_bits()}
 % endif
         ++pos;
     }
+% endif
 }
 
 % elif kind == "offsets":
