@@ -38,6 +38,8 @@ MODULES = [
                             "device and its compiler."),
     ("gpuarr.dask", "Dask arrays with GPUArray chunks (needs Dask: the "
                     "``dask`` extra)."),
+    ("gpuarr.nccl", "NCCL's all-reduce and broadcast of GPUArrays across "
+                    "devices (needs NCCL: ``nvidia-nccl-cu13``)."),
 ]
 
 

@@ -79,6 +79,8 @@ LAYERS = {
                         "context, GEMM, the TF32 switch"),
     "gpuarr._cusolver": (3, "libcusolver loaded with ctypes, a handle per "
                             "context, LU, Cholesky, QR, eigh, SVD calls"),
+    "gpuarr._nccl": (3, "libnccl loaded with ctypes: communicators, "
+                        "all-reduce, broadcast, groups"),
     "gpuarr._nvjitlink": (3, "finding and calling nvJitLink (linking on the "
                              "host)"),
     "gpuarr._dynamic": (3, "DynamicModule, DynamicSourceModule: relocatable "
@@ -180,6 +182,8 @@ LAYERS = {
     "gpuarr._diagnostics": (6, "what gpuarr found: show_config, "
                                "python -m gpuarr"),
     "gpuarr.__main__": (6, "python -m gpuarr"),
+    "gpuarr.nccl": (6, "NCCL's all-reduce and broadcast of GPUArrays "
+                       "across devices"),
     "gpuarr.dask": (6, "Dask arrays with GPUArray chunks: registration, "
                        "context thread pools, the distributed preload"),
     "gpuarr": (6, "the flat namespace, imported on first use"),
