@@ -493,7 +493,8 @@ def ufunc_at(name, a, indices, b=None):
         return
     sel = _Selection(a, plan)
     if (not negate and isinstance(b, GPUArray) and b.dtype == dt
-            and b.shape == sel.shape and b._c and not _layout.overlaps(a, b)):
+            and b.shape == sel.shape and b._c and b.ptr % dt.alignment == 0
+            and not _layout.overlaps(a, b)):
         vals = b        # read as it is (the scatter does not write it)
     else:
         vals = _creation.empty_c(sel.shape, dt)
