@@ -82,12 +82,40 @@ _SIGNATURES = {
 
 class NcclNotFoundError(_GpuarrRuntimeError):
     """NCCL's library was not found or would not load (a subclass of the
-    builtin :class:`RuntimeError`); the message names the wheel."""
+    builtin :class:`RuntimeError`); the message names the wheel.
+
+    Parameters
+    ----------
+    message : str
+        The error message (``str(exc)``).
+    code : int, optional
+        The ``ncclResult_t`` (None when the library is missing).
+    name : str, optional
+        Its name in nccl.h (``"ncclInvalidUsage"``).
+    description : str, optional
+        Unused (None), as in gpuarr's other errors.
+    call : str, optional
+        The NCCL function that failed.
+    """
 
 
 class NcclError(_GpuarrRuntimeError):
     """An NCCL call returned an error (``code``, ``name``, ``call``; the
-    message carries NCCL's own string)."""
+    message carries NCCL's own string).
+
+    Parameters
+    ----------
+    message : str
+        The error message (``str(exc)``).
+    code : int, optional
+        The ``ncclResult_t`` (None when the library is missing).
+    name : str, optional
+        Its name in nccl.h (``"ncclInvalidUsage"``).
+    description : str, optional
+        Unused (None), as in gpuarr's other errors.
+    call : str, optional
+        The NCCL function that failed.
+    """
 
 
 def reset():
