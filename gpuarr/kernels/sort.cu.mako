@@ -250,6 +250,7 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
     ebytes = bits // 8 * (2 if tkind == "c" else 1)
     exw = "ga_elem" if not kv or ebytes >= vbytes else vout_t
     sbits = 64 if off_t == "unsigned long long" else 32
+    gb_t = "long long" if sbits == 64 else "int"
 %>\
 // one radix pass in one launch: each block takes the next tile (GA_TILE
 // elements, the last one partial) in the order blocks start, ranks its
@@ -272,12 +273,18 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 {
     __shared__ unsigned int whist[8 * 256];
     __shared__ unsigned int tdig[256];
-    __shared__ long long gbase[256];
+    // the digit's output position less its start in the tile: 32-bit
+    // while the status words are (n < 2**30), halving the table's
+    // bank-conflicted reads in the scatter
+    __shared__ ${gb_t} gbase[256];
     __shared__ unsigned int sh[8];
     __shared__ unsigned long long shq[8];
     __shared__ int stile;
     __shared__ ${exw} exbuf[GA_TILE];      // the tile in digit order
-    __shared__ unsigned char exd[GA_TILE];  // and its digits
+% if kv:
+    __shared__ unsigned char exd[GA_TILE];  // and its digits (the values
+                                            // replace the keys in exbuf)
+% endif
     (void)vin; (void)vout;
     const int shift = ${sbits - 2};
     const ${off_t} agg = (${off_t})1 << shift, inc = (${off_t})2 << shift, cmask = agg - 1;
@@ -369,7 +376,9 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 % else:
             reinterpret_cast<ga_elem *>(exbuf)[p] = k[r];
 % endif
+% if kv:
             exd[p] = (unsigned char)d;
+% endif
         }
     }
     {
@@ -398,17 +407,26 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             }
             *mine = inc | (before + (${off_t})run);
         }
-        gbase[tid] = (long long)(base + (unsigned long long)before) - (long long)start;
+        gbase[tid] = (${gb_t})((long long)(base + (unsigned long long)before) - (long long)start);
     }
     __syncthreads();
     const long long left = n - tstart;
     const int cnt = left < GA_TILE ? (int)left : GA_TILE;
-    for (int i = tid; i < cnt; i += 256)
+    for (int i = tid; i < cnt; i += 256) {
 % if exw == "ga_elem":
-        kout[gbase[exd[i]] + i] = exbuf[i];
+        const ga_elem x = exbuf[i];
 % else:
-        kout[gbase[exd[i]] + i] = reinterpret_cast<const ga_elem *>(exbuf)[i];
+        const ga_elem x = reinterpret_cast<const ga_elem *>(exbuf)[i];
 % endif
+% if kv:
+        const unsigned int d = exd[i];
+% else:
+        // keys alone: the digit made again from the key (ALU work, where
+        // a stored byte cost a shared store and load an element)
+        const unsigned int d = ga_key_digit(ga_make_key(x), pass);
+% endif
+        kout[(long long)gbase[d] + i] = x;
+    }
 % if kv:
     {
         // the values, read only now (fewer registers held while ranking)
@@ -430,7 +448,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     }
     __syncthreads();
     for (int i = tid; i < cnt; i += 256)
-        vout[gbase[exd[i]] + i] = reinterpret_cast<const ${vout_t} *>(exbuf)[i];
+        vout[(long long)gbase[exd[i]] + i] = reinterpret_cast<const ${vout_t} *>(exbuf)[i];
 % endif
 }
 % elif kernel == "block":
