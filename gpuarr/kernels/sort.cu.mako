@@ -272,7 +272,6 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         long long n, int pass, unsigned long long L)
 {
     __shared__ unsigned int whist[8 * 256];
-    __shared__ unsigned int tdig[256];
     // the digit's output position less its start in the tile: 32-bit
     // while the status words are (n < 2**30), halving the table's
     // bank-conflicted reads in the scatter
@@ -339,10 +338,18 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
             peers &= bit ? m : ~m;
         }
 % endif
+        // the digit's count so far in this warp's part; its first lane (the
+        // leader) adds the round's lanes, from the value it read (a shared
+        // read less than whist[..] += ..., which reads again past the
+        // barrier)
         unsigned int rank = __popc(peers & below);
-        if (valid) rank += whist[warp * 256 + d];
+        unsigned int seen = 0u;
+        if (valid) {
+            seen = whist[warp * 256 + d];
+            rank += seen;
+        }
         __syncwarp();
-        if (valid && (peers & below) == 0u) whist[warp * 256 + d] += __popc(peers);
+        if (valid && (peers & below) == 0u) whist[warp * 256 + d] = seen + __popc(peers);
         __syncwarp();
         dr[r] = (d << 16) | rank;
     }
@@ -361,7 +368,10 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     const unsigned int start = ga_excl_scan<unsigned int>(run, sh, (unsigned int *)0);
     const unsigned long long base =
         ga_excl_scan<unsigned long long>(hist[tid], shq, (unsigned long long *)0);
-    tdig[tid] = start;
+    // whist[w * 256 + d]: where warp w's elements of digit d start in the
+    // tile (one table for the places below: a conflicted read less each)
+#pragma unroll
+    for (int w = 0; w < 8; ++w) whist[w * 256 + tid] += start;
     __syncthreads();
     // the tile to shared memory in digit order before the look-back, so
     // that the keys' registers are free while it waits (ptxas spilled
@@ -370,7 +380,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     for (int r = 0; r < ${items}; ++r) {
         const unsigned int d = dr[r] >> 16;
         if (d < 256u) {
-            const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+            const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
 % if exw == "ga_elem":
             exbuf[p] = k[r];
 % else:
@@ -441,7 +451,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         for (int r = 0; r < ${items}; ++r) {
             const unsigned int d = dr[r] >> 16;
             if (d < 256u) {
-                const unsigned int p = tdig[d] + whist[warp * 256 + d] + (dr[r] & 0xffffu);
+                const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
                 reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
             }
         }
