@@ -330,7 +330,10 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         // which no real digit matches)
         const unsigned int peers = __match_any_sync(0xffffffffu, d);
 % else:
-        unsigned int peers = __ballot_sync(0xffffffffu, valid);
+        // (a warp part inside the array, as all but the last tile's are:
+        // every lane valid, a vote less a round)
+        unsigned int peers = inside == 32 * ${items} ? 0xffffffffu
+                             : __ballot_sync(0xffffffffu, valid);
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
             const bool bit = (d & (1u << b)) != 0u;
