@@ -220,6 +220,8 @@ class Communicator:
         out = _out_for(a, out, "a")
         if out is not a:
             self._check_device(_device_of(out, "out")[0], "out")
+        if not a.size:          # every rank's array is empty: nothing to do
+            return out
         with self._primary:
             _nccl.all_reduce(a.ptr, out.ptr, a.size * per, code,
                              _nccl.OPS[op], self._comm,
@@ -255,6 +257,8 @@ class Communicator:
         if out is not a:
             self._check_device(_device_of(out, "out")[0], "out")
         code, _ = _nccl.type_code(np.uint8, "sum")     # moved as bytes
+        if not a.size:
+            return out
         with self._primary:
             _nccl.broadcast(a.ptr, out.ptr, a.nbytes, code, root,
                             self._comm, _stream_handle(stream))
@@ -351,6 +355,8 @@ def all_reduce(arrays, op="sum", out=None):
             if o is not a and _device_of(o, "out[%d]" % k)[0] != d:
                 raise ValueError("out[%d] is not on arrays[%d]'s device"
                                  % (k, k))
+    if not first.size:
+        return outs
     key = tuple(devs)
     with _comms_lock:
         comms = _comms.get(key)
