@@ -217,7 +217,8 @@ class Communicator:
         dev, _ = _device_of(a, "a")
         self._check_device(dev, "a")
         code, per = _nccl.type_code(a.dtype, op)
-        out = _out_for(a, out, "a")
+        with self._primary:             # a new out on this rank's device
+            out = _out_for(a, out, "a")
         if out is not a:
             self._check_device(_device_of(out, "out")[0], "out")
         if not a.size:          # every rank's array is empty: nothing to do
@@ -253,7 +254,8 @@ class Communicator:
                              % (self.size, root))
         dev, _ = _device_of(a, "a")
         self._check_device(dev, "a")
-        out = _out_for(a, out, "a")
+        with self._primary:
+            out = _out_for(a, out, "a")
         if out is not a:
             self._check_device(_device_of(out, "out")[0], "out")
         code, _ = _nccl.type_code(np.uint8, "sum")     # moved as bytes
