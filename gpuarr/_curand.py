@@ -116,15 +116,12 @@ def _search():
 def _declare(lib, path):
     import ctypes
     ptr = ctypes.POINTER(ctypes.c_void_p)
-    for name, args in (("curandGetVersion", (ctypes.POINTER(ctypes.c_int),)),
-                       ("curandGetDirectionVectors32", (ptr, ctypes.c_int)),
-                       ("curandGetDirectionVectors64", (ptr, ctypes.c_int)),
-                       ("curandGetScrambleConstants32", (ptr,)),
-                       ("curandGetScrambleConstants64", (ptr,))):
-        fn = getattr(lib, name)
-        fn.argtypes = args
-        fn.restype = ctypes.c_int
-    return lib
+    return _toolchain.declare(lib, {
+        "curandGetVersion": (ctypes.POINTER(ctypes.c_int),),
+        "curandGetDirectionVectors32": (ptr, ctypes.c_int),
+        "curandGetDirectionVectors64": (ptr, ctypes.c_int),
+        "curandGetScrambleConstants32": (ptr,),
+        "curandGetScrambleConstants64": (ptr,)})
 
 
 def _open(path):

@@ -152,11 +152,7 @@ def _search():
 
 
 def _declare(lib, path):
-    for name, args in _SIGNATURES.items():
-        fn = getattr(lib, name)
-        fn.argtypes = args
-        fn.restype = ctypes.c_int
-    return lib
+    return _toolchain.declare(lib, _SIGNATURES)
 
 
 _library = _toolchain.RuntimeLibrary(

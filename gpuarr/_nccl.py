@@ -24,6 +24,7 @@ import ctypes
 import numpy as np
 
 from . import _toolchain
+from ._docpieces import filler
 from ._errors import RuntimeError as _GpuarrRuntimeError
 
 __all__ = ["NcclNotFoundError", "NcclError", "LIBRARY_HINT", "RESULT_NAMES",
@@ -80,41 +81,35 @@ _SIGNATURES = {
 }
 
 
+_PIECES = {"ERROR_PARAMETERS": """Parameters
+----------
+message : str
+    The error message (``str(exc)``).
+code : int, optional
+    The ``ncclResult_t`` (None when the library is missing).
+name : str, optional
+    Its name in nccl.h (``"ncclInvalidUsage"``).
+description : str, optional
+    Unused (None), as in gpuarr's other errors.
+call : str, optional
+    The NCCL function that failed."""}
+
+
+@filler(_PIECES)
 class NcclNotFoundError(_GpuarrRuntimeError):
     """NCCL's library was not found or would not load (a subclass of the
     builtin :class:`RuntimeError`); the message names the wheel.
 
-    Parameters
-    ----------
-    message : str
-        The error message (``str(exc)``).
-    code : int, optional
-        The ``ncclResult_t`` (None when the library is missing).
-    name : str, optional
-        Its name in nccl.h (``"ncclInvalidUsage"``).
-    description : str, optional
-        Unused (None), as in gpuarr's other errors.
-    call : str, optional
-        The NCCL function that failed.
+    $ERROR_PARAMETERS
     """
 
 
+@filler(_PIECES)
 class NcclError(_GpuarrRuntimeError):
     """An NCCL call returned an error (``code``, ``name``, ``call``; the
     message carries NCCL's own string).
 
-    Parameters
-    ----------
-    message : str
-        The error message (``str(exc)``).
-    code : int, optional
-        The ``ncclResult_t`` (None when the library is missing).
-    name : str, optional
-        Its name in nccl.h (``"ncclInvalidUsage"``).
-    description : str, optional
-        Unused (None), as in gpuarr's other errors.
-    call : str, optional
-        The NCCL function that failed.
+    $ERROR_PARAMETERS
     """
 
 
@@ -134,10 +129,7 @@ def _search():
 
 
 def _declare(lib, path):
-    for name, args in _SIGNATURES.items():
-        fn = getattr(lib, name)
-        fn.argtypes = args
-        fn.restype = ctypes.c_int
+    _toolchain.declare(lib, _SIGNATURES)
     lib.ncclGetErrorString.argtypes = (_int,)
     lib.ncclGetErrorString.restype = ctypes.c_char_p
     return lib

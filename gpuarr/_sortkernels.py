@@ -265,9 +265,7 @@ def block_launch(dtype, rows, L):
     the power of two at least ``L`` and 8 (the kernel's runs of 8), a
     thread a run (at least a warp), the pairs in shared memory with a word
     skipped every 32."""
-    np2 = 8
-    while np2 < L:
-        np2 *= 2
+    np2 = _pow2_at_least(L, 8)
     threads = max(32, min(_BLOCK_MAX_THREADS, np2 // 8))
     shared = (np2 + np2 // 32) * (key_size(dtype) + 4)
     return ((max(1, min(rows, 2 ** 31 - 1)), 1, 1), (threads, 1, 1), shared,
@@ -291,11 +289,13 @@ def warp_sort_ok(dtype, L):
             and L <= WARP_SORT_MAX)
 
 
+def _pow2_at_least(L, least):
+    """The smallest power of two that is at least ``L`` and ``least``."""
+    return max(least, 1 << max(int(L) - 1, 0).bit_length())
+
+
 def _wsort_np2(L):
-    np2 = 32
-    while np2 < L:
-        np2 *= 2
-    return np2
+    return _pow2_at_least(L, 32)
 
 
 def _wsort_warps(np2):

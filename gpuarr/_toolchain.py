@@ -17,7 +17,7 @@ from ._errors import CompileError
 from ._errors import RuntimeError as _GpuarrRuntimeError
 from ._nvrtc import CompilerNotFoundError
 
-__all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which",
+__all__ = ["PROGRAM_NAME", "CompilerWarning", "reset", "which", "declare",
            "nvcc_identity", "toolkit_roots", "nvidia_dirs", "default_includes",
            "includes_stamp", "bundled_dir", "bundled_includes", "select",
            "mark_broken",
@@ -138,6 +138,24 @@ def open_first(paths, sonames, opener):
     why = "; found but not loadable: " + "; ".join(failures) if failures else ""
     raise LookupError("%s (the loader said: %s)" % (why, "; ".join(loader)))
 
+
+
+def declare(lib, signatures):
+    """Give a :class:`ctypes.CDLL`'s functions their argument types:
+    ``signatures`` maps each name to its tuple of ctypes types; each
+    returns a C ``int`` (the status codes of cuRAND, cuSOLVER and NCCL).
+
+    Returns
+    -------
+    ctypes.CDLL
+        ``lib`` itself (a :class:`RuntimeLibrary`'s ``setup`` value).
+    """
+    import ctypes
+    for name, args in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = ctypes.c_int
+    return lib
 
 
 class RuntimeLibrary:

@@ -65,6 +65,13 @@ def _stream_handle(stream):
     return 0 if stream is None else int(stream.handle)
 
 
+def _current_device():
+    cur = _drv.Context.get_current()
+    if cur is None:
+        raise _drv.InvalidContextError("no CUDA context is current")
+    return cur.get_device().handle
+
+
 def _device_of(a, what):
     """``(ordinal, primary Context)`` of GPUArray ``a``'s device, after
     the checks every collective makes."""
@@ -76,10 +83,7 @@ def _device_of(a, what):
                          "buffer); pass a copy" % what)
     dev, ctx = _placement.device_of(a)
     if dev is None:                       # empty: the current context's
-        cur = _drv.Context.get_current()
-        if cur is None:
-            raise _drv.InvalidContextError("no CUDA context is current")
-        dev = cur.get_device().handle
+        dev = _current_device()
     primary = _drv.Device(dev).get_primary_context()
     if ctx is not None and ctx != primary:
         raise ValueError("%s lives in a context of device %d other than its "
@@ -133,10 +137,7 @@ class Communicator:
             raise ValueError("rank must be in [0, %d), not %d"
                              % (nranks, rank))
         if device is None:
-            cur = _drv.Context.get_current()
-            if cur is None:
-                raise _drv.InvalidContextError("no CUDA context is current")
-            device = cur.get_device().handle
+            device = _current_device()
         self._comm = None
         self._set(nranks, rank, device)
         with self._primary:

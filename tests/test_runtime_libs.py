@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gpuarr import _cusolver, _toolchain
+from gpuarr import _cusolver, _nccl, _toolchain
 
 
 class Missing(RuntimeError):
@@ -71,17 +71,23 @@ def test_not_found_message_says_where_and_why(tmp_path):
         rl.load()
 
 
-def test_cusolver_missing_library_names_the_wheel(monkeypatch, tmp_path):
-    if _cusolver._library.loaded() is not None:
-        pytest.skip("a libcusolver is loaded in this process")
-    monkeypatch.setattr(_cusolver, "candidates", lambda: [str(tmp_path / "x.so")])
-    monkeypatch.setattr(_cusolver, "_SONAMES", ("libcusolver-not-here.so",))
-    _cusolver.reset()
+@pytest.mark.parametrize("mod, error, soname, wheel", [
+    (_cusolver, "CusolverNotFoundError", "libcusolver-not-here.so",
+     "nvidia-cusolver"),
+    (_nccl, "NcclNotFoundError", "libnccl-not-here.so", "nvidia-nccl-cu13")],
+    ids=["cusolver", "nccl"])
+def test_missing_library_names_the_wheel(monkeypatch, tmp_path, mod, error,
+                                         soname, wheel):
+    if mod._library.loaded() is not None:
+        pytest.skip("the library is loaded in this process")
+    monkeypatch.setattr(mod, "candidates", lambda: [str(tmp_path / "x.so")])
+    monkeypatch.setattr(mod, "_SONAMES", (soname,))
+    mod.reset()
     try:
-        with pytest.raises(_cusolver.CusolverNotFoundError,
-                           match="pip install nvidia-cusolver") as info:
-            _cusolver.load()
-        assert "libcusolver-not-here.so: " in str(info.value)
+        with pytest.raises(getattr(mod, error),
+                           match="pip install " + wheel) as info:
+            mod.load()
+        assert soname + ": " in str(info.value)
         assert isinstance(info.value, RuntimeError)
     finally:
-        _cusolver.reset()
+        mod.reset()
