@@ -17,18 +17,22 @@ from _cuda_host import build, host_source, launcher, ptr
 
 from gpuarr import _sortkernels as sk
 
-# (dtype, rows, row length, want positions)
-CASES = [("f4", 1, 9000, True), ("f4", 1, 15000, False),
-         ("i2", 1, 5000, True), ("u1", 1, 9000, False),
-         ("f4", 3, 3000, True), ("i8", 1, 6000, True), ("c8", 1, 3000, False)]
+# (dtype, rows, row length, want positions, variant): "" as chosen for
+# the size, "wide" 64-bit status words, "wide64" those and int64 values
+CASES = [("f4", 1, 9000, True, ""), ("f4", 1, 15000, False, ""),
+         ("i2", 1, 5000, True, ""), ("u1", 1, 9000, False, ""),
+         ("f4", 3, 3000, True, ""), ("i8", 1, 6000, True, ""),
+         ("c8", 1, 3000, False, ""), ("f4", 1, 9000, False, "wide"),
+         ("u2", 2, 4000, True, "wide"), ("f4", 1, 9000, True, "wide64"),
+         ("i8", 1, 6000, True, "wide64"), ("u1", 3, 2000, True, "wide64")]
 
 
-def _kernels(dt, rows, L, want_pos):
+def _kernels(dt, rows, L, want_pos, variant):
     n = rows * L
     kv = want_pos or rows > 1
-    specs = sk.radix_specs(dt, kv, n > sk.STATUS32_LIMIT,
-                           n <= sk.VALUES32_LIMIT)
-    return specs, kv
+    wide = n > sk.STATUS32_LIMIT or variant != ""
+    narrow = n <= sk.VALUES32_LIMIT and variant != "wide64"
+    return sk.radix_specs(dt, kv, wide, narrow), kv, wide, narrow
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,7 @@ def host(tmp_path_factory):
     parts = []
     k = 0
     for case in CASES:
-        specs, _ = _kernels(np.dtype(case[0]), *case[1:])
+        specs = _kernels(np.dtype(case[0]), *case[1:])[0]
         for name in ("hist", "onesweep", "onesweep_last"):
             spec = specs[name]
             parts.append(host_source(spec, k))
@@ -88,14 +92,13 @@ def _values(dt, n, rng):
 
 
 @pytest.mark.parametrize("case", range(len(CASES)),
-                         ids=["%s-%dx%d-%s" % c for c in CASES])
+                         ids=["%s-%dx%d-%s%s" % c for c in CASES])
 def test_radix_sort_on_the_host_equals_numpy(host, case):
-    dtn, rows, L, want_pos = CASES[case]
+    dtn, rows, L, want_pos, variant = CASES[case]
     dt = np.dtype(dtn)
     n = rows * L
-    specs, kv = _kernels(dt, rows, L, want_pos)
-    narrow = n <= sk.VALUES32_LIMIT
-    assert narrow and kv == (want_pos or rows > 1)
+    specs, kv, wide, narrow = _kernels(dt, rows, L, want_pos, variant)
+    assert kv == (want_pos or rows > 1)
     src = _values(dt, n, np.random.default_rng(case))
     base = 3 * case
     kp = sk.key_passes(dt)
@@ -111,11 +114,13 @@ def test_radix_sort_on_the_host_equals_numpy(host, case):
             "kfinal": np.full(n, 0x5A, np.uint8).view(dt)[:n]
             if dt.itemsize == 1 else np.zeros(n, dt),
             "ktmp": np.zeros(n, dt), "vfinal": np.full(n, -1, np.int64),
-            "vtmp0": np.zeros(n, np.uint32), "vtmp1": np.zeros(n, np.uint32)}
+            "vtmp0": np.zeros(n, np.uint32 if narrow else np.int64),
+            "vtmp1": np.zeros(n, np.uint32)}
     bufs["kfinal"][:] = src[::-1]          # poisoned: stale values
     nt = sk.ntiles(n, dt, kv)
     per = nt * 256
-    status = [np.zeros(per, np.uint32), np.zeros(per, np.uint32)]
+    sdt = np.uint64 if wide else np.uint32
+    status = [np.zeros(per, sdt), np.zeros(per, sdt)]
     counters = np.zeros(64, np.uint32)
     for i, (p, (kernel, kin, kout, vin, vout)) in enumerate(zip(run, plan)):
         assert kin != kout and (vin is None or vin != vout)
