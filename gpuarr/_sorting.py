@@ -9,8 +9,9 @@ imaginary part with numpy's NaN rules), gpuarr's own kernels
 
 * rows of at most :data:`gpuarr._sortkernels.WARP_SORT_MAX` (1024)
   elements whose keys have at most 32 bits, a small flat array included,
-  sort one warp a row in registers (a bitonic network on
-  (key << 32 | position) words);
+  sort one warp a row in registers (a bitonic network on words of the
+  key above the position: ``key << 32 | position``, or
+  ``key << 16 | position`` in 32 bits for keys of at most 16 bits);
 * other rows of at most :func:`gpuarr._sortkernels.block_capacity`
   elements (2048; 1024 for complex) sort one block a row in shared memory
   (a bitonic network on (key, position) pairs);

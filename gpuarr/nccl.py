@@ -25,7 +25,7 @@ import threading
 
 import numpy as np
 
-from . import _creation, _nccl, _placement
+from . import _creation, _layout, _nccl, _placement
 from . import driver as _drv
 from ._array import GPUArray
 from ._nccl import NcclError, NcclNotFoundError
@@ -74,7 +74,8 @@ def _current_device():
 
 def _device_of(a, what):
     """``(ordinal, primary Context)`` of GPUArray ``a``'s device, after
-    the checks every collective makes."""
+    the checks every collective makes; ``(None, None)`` for an empty
+    array, which has no memory and so no device."""
     if not isinstance(a, GPUArray):
         raise TypeError("%s must be a GPUArray, not %s"
                         % (what, type(a).__name__))
@@ -82,8 +83,8 @@ def _device_of(a, what):
         raise ValueError("%s must be C-contiguous (NCCL moves a flat "
                          "buffer); pass a copy" % what)
     dev, ctx = _placement.device_of(a)
-    if dev is None:                       # empty: the current context's
-        dev = _current_device()
+    if dev is None:
+        return None, None
     primary = _drv.Device(dev).get_primary_context()
     if ctx is not None and ctx != primary:
         raise ValueError("%s lives in a context of device %d other than its "
@@ -99,7 +100,18 @@ def _out_for(a, out, what):
             or out.dtype != a.dtype):
         raise ValueError("out must be a GPUArray of %s's shape %s and dtype "
                          "%s" % (what, a.shape, a.dtype))
+    if out.ptr != a.ptr and _layout.overlaps(a, out):
+        raise ValueError("out overlaps %s without being it; pass %s itself "
+                         "for in place, or memory of its own" % (what, what))
     return out
+
+
+def _out_list(out, arrays):
+    outs = list(out)
+    if len(outs) != len(arrays):
+        raise ValueError("out must hold one array an input (%d, not %d)"
+                         % (len(arrays), len(outs)))
+    return outs
 
 
 class Communicator:
@@ -185,7 +197,7 @@ class Communicator:
     def _check_device(self, dev, what):
         if self._comm is None:
             raise ValueError("the communicator was destroyed")
-        if dev != self.device:
+        if dev is not None and dev != self.device:     # None: empty
             raise ValueError("%s is on device %d, this rank on device %d"
                              % (what, dev, self.device))
 
@@ -335,31 +347,36 @@ def all_reduce(arrays, op="sum", out=None):
     if not arrays:
         raise ValueError("all_reduce needs at least one array")
     devs = [_device_of(a, "arrays[%d]" % k)[0] for k, a in enumerate(arrays)]
-    if len(set(devs)) != len(devs):
-        raise ValueError("all_reduce takes one array a device (devices %r)"
-                         % (devs,))
     first = arrays[0]
     for k, a in enumerate(arrays[1:], 1):
         if a.shape != first.shape or a.dtype != first.dtype:
             raise ValueError("arrays[%d] is %s %s, arrays[0] %s %s" % (
                 k, a.shape, a.dtype, first.shape, first.dtype))
     code, per = _nccl.type_code(first.dtype, op)
+    if not first.size:
+        # Empty arrays have no memory and so no device: nothing to check
+        # or reduce; new outs are empty too.
+        if out is None:
+            return [_creation.empty_c(a.shape, a.dtype) for a in arrays]
+        outs = _out_list(out, arrays)
+        for k, (a, o) in enumerate(zip(arrays, outs)):
+            _out_for(a, o, "arrays[%d]" % k)
+        return outs
+    if len(set(devs)) != len(devs):
+        raise ValueError("all_reduce takes one array a device (devices %r)"
+                         % (devs,))
     if out is None:
         outs = []
         for d, a in zip(devs, arrays):
             with _drv.Device(d).get_primary_context():
                 outs.append(_creation.empty_c(a.shape, a.dtype))
     else:
-        outs = list(out)
-        if len(outs) != len(arrays):
-            raise ValueError("out must hold one array an input")
+        outs = _out_list(out, arrays)
         for k, (d, a, o) in enumerate(zip(devs, arrays, outs)):
             _out_for(a, o, "arrays[%d]" % k)
             if o is not a and _device_of(o, "out[%d]" % k)[0] != d:
                 raise ValueError("out[%d] is not on arrays[%d]'s device"
                                  % (k, k))
-    if not first.size:
-        return outs
     key = tuple(devs)
     with _comms_lock:
         comms = _comms.get(key)

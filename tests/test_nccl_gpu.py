@@ -80,6 +80,10 @@ def test_one_rank_communicator():
             comm.all_reduce(a, out=gpuarr.empty((999,), np.float32))
         with pytest.raises(ValueError, match="root must be in"):
             comm.broadcast(a, root=1)
+        before = a.get()
+        with pytest.raises(ValueError, match="overlaps a"):
+            comm.all_reduce(a[1:], out=a[:-1])
+        np.testing.assert_array_equal(a.get(), before)
     with pytest.raises(ValueError, match="destroyed"):
         comm.all_reduce(a)
 
@@ -94,6 +98,13 @@ def test_module_all_reduce_on_one_device():
     np.testing.assert_array_equal(out.get(), h)
     with pytest.raises(ValueError, match="one array a device"):
         nccl.all_reduce([a, a])
+    # empty arrays have no device: any number of them, no NCCL call
+    e = [gpuarr.empty((0, 3), np.float32) for _ in range(3)]
+    got = nccl.all_reduce(e)
+    assert [g.shape for g in got] == [(0, 3)] * 3
+    assert nccl.all_reduce(e, out=e) == e
+    with pytest.raises(ValueError, match="one array an input"):
+        nccl.all_reduce(e, out=e[:2])
 
 
 def test_array_of_a_created_context_is_refused():
@@ -137,6 +148,13 @@ def test_two_devices():
     comms = nccl.Communicator.init_all([0, 1])
     with gpuarr.Device(1):
         out1 = gpuarr.empty((1000, 3), np.float32)
+    empties = []
+    for d in range(2):
+        with gpuarr.Device(d):
+            empties.append(gpuarr.empty((0,), np.float32))
+    assert [o.size for o in nccl.all_reduce(empties)] == [0, 0]
+    with gpuarr.Device(0):             # an empty array names no device
+        assert comms[1].all_reduce(empties[0]).size == 0
     # a collective of several ranks needs every rank's call: from one
     # thread, a group (the module's all_reduce); here, one thread a rank
     errs = []
