@@ -355,6 +355,14 @@ def test_dynamic_module_passes_link_options_to_nvjitlink(fake_lib):
                 made.append((arch, list(options)))
         _nvjitlink.load = lambda path=None: FakeJit
         _nvjitlink.NvJitLinker = Recorder
+        # linker="auto" takes nvJitLink when NVRTC is the compiler and no
+        # newer than it: an NVRTC 13.0 of the fake's, whether or not the
+        # nvrtc extra is installed here
+        from gpuarr import _nvrtc
+        class FakeRtc:
+            version = (13, 0)
+        compiler.find_compiler = lambda nvcc="nvcc": ("nvrtc", "/fake/nvrtc.so")
+        _nvrtc.load = lambda path=None: FakeRtc
         J = drv.jit_option
         m = compiler.DynamicModule(
             link_options=[(J.MAX_REGISTERS, 32), (J.GENERATE_LINE_INFO, 1)],
