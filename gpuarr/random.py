@@ -190,7 +190,7 @@ IMPL = _config.settings.random
 #: The float64 normals' and exponentials' ``log`` and ``sincospi``:
 #: ``"library"`` (CUDA's) or ``"own"`` (``kernels/f64math.cu.mako``, with
 #: their constants in constant memory; within an ulp of the exact values,
-#: tests/test_random_cpu.py).  Assign at run time to compare the two.
+#: tests/test_f64math_cpu.py).  Assign at run time to compare the two.
 F64_MATH = "library"
 _F64_MATHS = ("library", "own")
 

@@ -459,3 +459,32 @@ def test_own_f64_math_vs_reference(context, monkeypatch, scale):
         got = _rng(6).exponential(scale, n, dtype=np.float64).get()
         assert (got >= 0).all() and not np.signbit(got).any()
         assert _ulps(got, P.exponential(6, 0, n, scale, np.float64)).max() <= 2
+
+
+def test_own_f64_reciprocal_seed_within_model(context):
+    """The device's ``rcp.approx.ftz.f64`` seed of the own ``-2 ln u`` is
+    within the 2**-7 that its two cubic refinements need (the host build
+    of tests/test_f64math_cpu.py models it as the float reciprocal cut to
+    8 bits), over the denominators ``2 + f`` it is given."""
+    from mako.template import Template
+    from gpuarr import driver as drv
+    from gpuarr.compiler import SourceModule
+    from gpuarr.kernels import lookup
+    src = Template('<%namespace name="m" file="f64math.cu.mako"/>'
+                   '${m.functions()}', lookup=lookup()).render()
+    src += """
+extern "C" __global__ void seed(const double *x, double *r, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) r[i] = ga_f64_rcp_seed(x[i]);
+}
+"""
+    fn = SourceModule(src, no_extern_c=True).get_function("seed")
+    lo, hi = 1 + np.sqrt(0.5), 1 + np.sqrt(2.0)
+    x = np.concatenate([np.random.default_rng(5).uniform(lo, hi, 1 << 20),
+                        [lo, hi, 2.0, np.nextafter(2.0, 0), 1.75, 2.25]])
+    r = np.full_like(x, np.nan)
+    fn(drv.In(x), drv.InOut(r), np.int32(x.size), block=(256, 1, 1),
+       grid=(-(-x.size // 256), 1))
+    err = np.abs(x * r - 1)
+    assert err.max() <= 2.0 ** -7, err.max()

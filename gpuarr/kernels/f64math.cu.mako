@@ -7,8 +7,8 @@
 ##
 ## One def, `functions(host)`.  host=False: device code.  host=True: the
 ## same arithmetic as plain C++ (each operation one IEEE operation, fma from
-## <cmath>, the reciprocal seed from a float division), which
-## tests/test_random_cpu.py compiles with the host's compiler to measure the
+## <cmath>, the reciprocal seed a float division cut to 8 bits), which
+## tests/test_f64math_cpu.py compiles with the host's compiler to measure the
 ## accuracy against long double on millions of inputs.
 <%def name="functions(host=False)">\
 <%
@@ -27,8 +27,17 @@ GA_F64_FN double ga_f64_add(double a, double b) { return a + b; }
 GA_F64_FN double ga_f64_fma(double a, double b, double c) { return std::fma(a, b, c); }
 GA_F64_FN long long ga_f64_bits(double x) { long long i; std::memcpy(&i, &x, 8); return i; }
 GA_F64_FN double ga_f64_from_bits(long long i) { double x; std::memcpy(&x, &i, 8); return x; }
-// a seed of about float's precision, as the device's rcp.approx
-GA_F64_FN double ga_f64_rcp_seed(double x) { return (double)(1.0f / (float)x); }
+// a seed no better than the device's rcp.approx (MUFU.RCP64H): the float
+// reciprocal cut to 8 bits, a relative error up to 2^-8
+GA_F64_FN double ga_f64_rcp_seed(double x)
+{
+    float r = 1.0f / (float)x;
+    unsigned int b;
+    std::memcpy(&b, &r, 4);
+    b &= 0xffff8000u;
+    std::memcpy(&r, &b, 4);
+    return (double)r;
+}
 GA_F64_FN double ga_f64_rint(double x) { return std::nearbyint(x); }
 % else:
 #define GA_F64_CONST __constant__
@@ -38,7 +47,8 @@ GA_F64_FN double ga_f64_add(double a, double b) { return __dadd_rn(a, b); }
 GA_F64_FN double ga_f64_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
 GA_F64_FN long long ga_f64_bits(double x) { return __double_as_longlong(x); }
 GA_F64_FN double ga_f64_from_bits(long long i) { return __longlong_as_double(i); }
-// MUFU.RCP64H: about 2^-23 relative, refined below
+// MUFU.RCP64H, from the high word of x: refined below by two cubic steps,
+// enough for any seed within 2^-7 (the host build's seed is cut to 2^-8)
 GA_F64_FN double ga_f64_rcp_seed(double x)
 {
     double r;
@@ -78,9 +88,13 @@ GA_F64_FN double ga_neg2log_f64(double u)
     const double f = ga_f64_add(m, -1.0);
     const double hfsq = ga_f64_mul(ga_f64_mul(0.5, f), f);
     const double den = ga_f64_add(2.0, f);
+    // r (1 + e + e^2) with e = 1 - den r: the relative error goes from e
+    // to e^3, so 2^-7 becomes 2^-63 in two steps
     double r = ga_f64_rcp_seed(den);
-    r = ga_f64_fma(r, ga_f64_fma(-den, r, 1.0), r);
-    r = ga_f64_fma(r, ga_f64_fma(-den, r, 1.0), r);
+    double e = ga_f64_fma(-den, r, 1.0);
+    r = ga_f64_fma(r, ga_f64_fma(e, e, e), r);
+    e = ga_f64_fma(-den, r, 1.0);
+    r = ga_f64_fma(r, ga_f64_fma(e, e, e), r);
     const double s = ga_f64_mul(f, r);
     const double z = ga_f64_mul(s, s);
     double p = ga_f64_log_c[${len(LOG_C) - 1}];
