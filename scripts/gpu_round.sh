@@ -9,27 +9,42 @@
 #
 # Built in place and importable first (on the lent H200:
 # bash .dev/gpu.sh bash scripts/gpu_round.sh). Settings:
-#   GPUARR_ROUND_BENCH   benchmarks/run.py groups (default "sorting"; empty: none)
+#   GPUARR_ROUND_TESTS   pytest arguments run first, alone (e.g. a file and
+#                        -k): their output in tests.txt (default none)
+#   GPUARR_ROUND_BENCH   benchmarks/run.py groups (default "sorting"; empty: none),
+#                        one process each
 #   GPUARR_ROUND_SUITE   0: skip the suite (default 1)
 #   GPUARR_ROUND_BENCH_LIMIT, GPUARR_ROUND_SUITE_LIMIT, GPUARR_ROUND_SAN_LIMIT
-#                        seconds (defaults 120, 290, 170; the sanitizers' limit
-#                        is per tool, and they run side by side)
+#                        seconds (defaults 120, 290, 170; the benchmarks' limit
+#                        is per group, the sanitizers' per tool, and they run
+#                        side by side)
 #   GPUARR_ROUND_SAN     tools (default "memcheck racecheck synccheck initcheck";
 #                        empty: none); samples as gpu_sanitize.sh's GPUARR_SAN_<TOOL>
 #                        (defaults here 16, 32, 48, 24)
-# With $OUT set, what comes back is a handful of files: bench.txt,
-# suite.log, san.txt (every tool's summary and reports). The last lines
-# are the three summaries.
+# With $OUT set, what comes back is a handful of files: tests.txt,
+# bench.txt, suite.log, san.txt (every tool's summary, the kernels its
+# reports name, the reports). The last lines are the three summaries.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu_round}
 mkdir -p "$out"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+if [ -n "${GPUARR_ROUND_TESTS:-}" ]; then
+  timeout --signal=INT 150 python3 -m pytest -q -rfE -p no:cacheprovider \
+    $GPUARR_ROUND_TESTS >"$out/tests.txt" 2>&1
+  tail -15 "$out/tests.txt"
+fi
 bench=${GPUARR_ROUND_BENCH-sorting}
 if [ -n "$bench" ]; then
-  timeout --signal=INT "${GPUARR_ROUND_BENCH_LIMIT:-120}" \
-    python3 benchmarks/run.py $bench >"$out/bench.txt" 2>&1
-  grep "^|" "$out/bench.txt"
+  # one process a group, each under the limit, so that a slow group costs
+  # only its own rows (run.py prints its table at the end)
+  : >"$out/bench.txt"
+  for g in $bench; do
+    timeout --signal=INT "${GPUARR_ROUND_BENCH_LIMIT:-120}" \
+      python3 benchmarks/run.py "$g" >>"$out/bench.txt" 2>&1 ||
+      echo "== $g: cut off or failed (status $?)" >>"$out/bench.txt"
+  done
+  grep -E "^\||^== .*cut off" "$out/bench.txt"
 fi
 if [ "${GPUARR_ROUND_SUITE:-1}" != 0 ]; then
   OUT=$out timeout --signal=INT --kill-after=20 "${GPUARR_ROUND_SUITE_LIMIT:-290}" \

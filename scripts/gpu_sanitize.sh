@@ -73,6 +73,11 @@ for tool in $tools; do
   apierr=$(cat "$logs/$tool".[0-9]*.log 2>/dev/null | grep -cE "$api")
   tests=$(grep -E "[0-9]+ (passed|failed)" "$logs/$tool.pytest.log" | tail -1)
   echo "== $tool (1 in $k): $errors errors, $apierr API errors; pytest: $tests$cut"
+  # the kinds of report and the kernels they name ("at name+0x..."), most
+  # reported first
+  cat "$logs/$tool".[0-9]*.log 2>/dev/null | grep -A3 -E "$report" | grep -v SUMMARY |
+    grep -oE "$report.*|at [A-Za-z_][A-Za-z0-9_]*\+0x" | sed 's/+0x$//' |
+    sort | uniq -c | sort -rn | head -20
   grep -h -A12 -E "$report" "$logs/$tool".[0-9]*.log 2>/dev/null | grep -v SUMMARY | head -60
   grep -h -E "$api" "$logs/$tool".[0-9]*.log 2>/dev/null | sort | uniq -c | head -20
   if [ -n "${OUT:-}" ]; then
