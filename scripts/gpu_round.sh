@@ -9,7 +9,7 @@
 #
 # Built in place and importable first (on the lent H200:
 # bash .dev/gpu.sh bash scripts/gpu_round.sh). Settings:
-#   GPUARR_ROUND_TESTS   pytest arguments run first, alone (e.g. a file and
+#   GPUARR_ROUND_TESTS   pytest arguments run first, alone, within 150 s (e.g. a file and
 #                        -k): their output in tests.txt (default none)
 #   GPUARR_ROUND_BENCH   benchmarks/run.py groups (default "sorting"; empty: none),
 #                        one process each
