@@ -126,10 +126,10 @@ def _radix(src, n, rows, L, kout, vout):
         if vout is not None:
             _launch(_sk.finish_spec(), _sk.grid(n), 0, vout.ptr, n, L)
         return
-    plan = _sk.radix_plan(m, kv, narrow)
+    plan = _sk.radix_plan(m, kv, narrow, vout is not None)
     used = {name for step in plan for name in step[1:]}
     vfinal = None
-    if kv:
+    if "vfinal" in used:
         vfinal = vout if (vout is not None and rows == 1) else \
             _creation.empty_c((n,), _I64)
     vdt = _U32 if narrow else _I64

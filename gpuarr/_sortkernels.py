@@ -219,7 +219,7 @@ def radix_passes(hist, n, kp, rp):
     return run
 
 
-def radix_plan(m, kv, narrow):
+def radix_plan(m, kv, narrow, positions=True):
     """The buffers of a radix sort's ``m`` passes, by name: for each pass
     ``(kernel, keys in, keys out, values in, values out)``, the kernel a
     key of :func:`radix_specs`, the buffers ``"src"`` (the input),
@@ -228,15 +228,20 @@ def radix_plan(m, kv, narrow):
     the last pass's, and every other pass's unless ``narrow``), ``"vtmp0"``
     and ``"vtmp1"`` (uint32 values between passes when ``narrow``, else
     ``"vtmp0"`` alone, int64), or None (no values, or the first pass's
-    values in: the flat indices)."""
+    values in: the flat indices).  ``positions`` False (rows sorted for
+    their keys alone, values carried only for the row digits): a
+    ``narrow`` sort's last pass writes no values (8 bytes an element
+    saved)."""
     plan = []
     kin, vin = "src", None
     for i in range(m):
         into_final = (m - 1 - i) % 2 == 0
         kout = "kfinal" if into_final else "ktmp"
         vout = None
-        if kv and narrow:
-            vout = "vfinal" if i == m - 1 else "vtmp%d" % (i % 2)
+        if kv and narrow and i == m - 1:
+            vout = "vfinal" if positions else None
+        elif kv and narrow:
+            vout = "vtmp%d" % (i % 2)
         elif kv:
             vout = "vfinal" if into_final else "vtmp0"
         plan.append(("onesweep_last" if i == m - 1 else "onesweep",

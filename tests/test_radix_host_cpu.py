@@ -6,7 +6,8 @@ use), driven as ``gpuarr._sorting._radix`` drives them: the passes of
 :func:`gpuarr._sortkernels.radix_plan`.  Sorted keys and positions must
 equal numpy's stable sort and argsort byte for byte: keys alone and with
 values (uint32 between passes, int64 from the last), several tiles a
-pass, rows sorted together by their row digits, skipped passes, complex
+pass, rows sorted together by their row digits (with positions, and
+without: the last pass then writes no values), skipped passes, complex
 keys."""
 import ctypes
 
@@ -21,7 +22,8 @@ from gpuarr import _sortkernels as sk
 # the size, "wide" 64-bit status words, "wide64" those and int64 values
 CASES = [("f4", 1, 9000, True, ""), ("f4", 1, 15000, False, ""),
          ("i2", 1, 5000, True, ""), ("u1", 1, 9000, False, ""),
-         ("f4", 3, 3000, True, ""), ("i8", 1, 6000, True, ""),
+         ("f4", 3, 3000, True, ""), ("f4", 3, 3000, False, ""),
+         ("i8", 1, 6000, True, ""),
          ("c8", 1, 3000, False, ""), ("f4", 1, 9000, False, "wide"),
          ("u2", 2, 4000, True, "wide"), ("f4", 1, 9000, True, "wide64"),
          ("i8", 1, 6000, True, "wide64"), ("u1", 3, 2000, True, "wide64")]
@@ -109,7 +111,9 @@ def test_radix_sort_on_the_host_equals_numpy(host, case):
     run = sk.radix_passes(hist.reshape(kp + rp, 256), n, kp, rp)
     if dt.kind == "i" and dt.itemsize == 8:
         assert len(run) < kp               # digits that never vary
-    plan = sk.radix_plan(len(run), kv, narrow)
+    plan = sk.radix_plan(len(run), kv, narrow, want_pos)
+    if kv and narrow and not want_pos:     # rows for their keys alone
+        assert plan[-1][4] is None
     bufs = {"src": src, None: None,
             "kfinal": np.full(n, 0x5A, np.uint8).view(dt)[:n]
             if dt.itemsize == 1 else np.zeros(n, dt),
@@ -133,7 +137,7 @@ def test_radix_sort_on_the_host_equals_numpy(host, case):
             ctypes.c_longlong(n), p, ctypes.c_ulonglong(L))
     want = np.sort(src.reshape(rows, L), kind="stable").reshape(-1)
     assert bufs["kfinal"].tobytes() == want.tobytes()
-    if kv:
+    if want_pos:
         pos = np.full(n, -1, np.int64)
         getattr(host, "run_%d" % (3 * len(CASES)))(
             2, 256, ptr(bufs["vfinal"]), ptr(pos), ctypes.c_longlong(n),

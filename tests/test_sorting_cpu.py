@@ -126,6 +126,12 @@ def test_radix_plan_chains_buffers(kv, narrow):
                 assert vo in ("vtmp0", "vtmp1")  # uint32 between passes
             kin, vin = ko, vo
         assert kin == "kfinal" and vin == ("vfinal" if kv else None)
+        # keys alone wanted: a narrow sort's last pass writes no values,
+        # the passes before it are unchanged; a wide one's alternate still
+        bare = sk.radix_plan(m, kv, narrow, positions=False)
+        assert bare[:-1] == plan[:-1]
+        assert bare[-1][:4] == plan[-1][:4]
+        assert bare[-1][4] == (None if narrow else plan[-1][4])
     h = np.zeros((3, 256), np.int64)
     h[0, 5] = h[1, 7] = h[2, 9] = 10          # every digit the same
     assert sk.radix_passes(h, 10, 2, 1) == []

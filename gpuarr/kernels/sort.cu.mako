@@ -441,6 +441,11 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         kout[(long long)gbase[d] + i] = x;
     }
 % if kv:
+    // no values out: a row sort's last pass, its keys' places alone wanted
+    // (vout is the same for the whole grid, so the barriers below are
+    // reached by every thread or none)
+    if (vout == nullptr)
+        return;
     {
         // the values, read only now (fewer registers held while ranking)
         ${vout_t} v[${items}];
