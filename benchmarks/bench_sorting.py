@@ -2,7 +2,8 @@
 float32, ``argsort`` of 2**26 float32, ``sort`` and ``argsort`` along the
 last axis of a (2**16, 1024) float32 array (the sort also by the block
 kernel the warp sort took over from, gpuarr alone), ``unique`` of 2**26
-int32.
+int32 (values in [0, 2**24): the bitmap path, and the sort on the same
+values, gpuarr alone; then values over all of int32, which sort).
 
 Figures are milliseconds (median of event-timed calls; lower is better)
 and, for the sorts, the rate in keys per second as G keys/s.  gpuarr's
@@ -95,7 +96,23 @@ def run():
 
     def check_unique(got, host):
         assert np.array_equal(got.get(), np.unique(host))
-    case("unique 2**26 i32",
-         rng.integers(0, 2 ** 24, N_UNIQUE, dtype=np.int32),
+    dense = rng.integers(0, 2 ** 24, N_UNIQUE, dtype=np.int32)
+    case("unique 2**26 i32", dense,
+         gpuarr.unique, lambda c: cp.unique(c), lambda t: torch.unique(t),
+         check_unique)
+    # the same values by the sort (the path before the bitmap one; gpuarr
+    # alone), and values over all of int32's range, which sort
+    d = gpuarr.to_gpu(dense)
+    dense_min = _sortkernels.DENSE_MIN
+    _sortkernels.DENSE_MIN = 2 ** 62
+    try:
+        ms = event_median_ms(lambda: gpuarr.unique(d), ev, warmup=2,
+                             repeats=10)
+    finally:
+        _sortkernels.DENSE_MIN = dense_min
+    _row("unique 2**26 i32, by the sort", ms, {})
+    del d
+    case("unique 2**26 i32, full range",
+         rng.integers(-2 ** 31, 2 ** 31, N_UNIQUE, dtype=np.int32),
          gpuarr.unique, lambda c: cp.unique(c), lambda t: torch.unique(t),
          check_unique)

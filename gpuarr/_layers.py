@@ -110,7 +110,7 @@ LAYERS = {
                                "casting, in one launch) and take/put"),
     "gpuarr._sortkernels": (4, "sorting and searching kernels: radix sort "
                                "passes, one-block row sort, searchsorted, "
-                               "unique's compaction"),
+                               "unique's compaction and bitmap path"),
     "gpuarr._matmulkernels": (4, "the integer and bool matrix-product "
                                  "kernel"),
     "gpuarr._fusedkernels": (4, "launching fused programs through the "

@@ -512,6 +512,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
         For an ``axis`` other than None.
     TypeError
         For an unsupported dtype.
+
+    Notes
+    -----
+    Integers and bools of at least ``_sortkernels.DENSE_MIN`` elements,
+    without ``return_index``, whose values span at most
+    ``_sortkernels.DENSE_SPAN`` times as many values as there are
+    elements, are not sorted: a bitmap of the span marks the values
+    present and each is written at its rank (the span is found by one
+    pass over the elements first; a wider one then sorts).  The others
+    take an LSD radix sort, then a compaction of its runs.
     """
     if axis is not None:
         raise NotImplementedError("unique: axis=%r is not supported (only "
@@ -519,6 +529,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     ar = _creation.asarray(ar)
     flat, _, n, _, _ = _rows_view(ar, None, False)
     dt = flat.dtype
+    if not return_index and _sk.dense_ok(dt, n):
+        res = _unique_dense(flat, n, return_inverse, return_counts)
+        if res is not None:
+            if return_inverse:
+                res[1] = res[1].reshape(ar.shape)
+            return res[0] if len(res) == 1 else tuple(res)
     # the run starts as bytes, their running count in 4 bytes where n
     # allows (a quarter of int64's traffic through the scan)
     cdt = np.dtype(np.int32) if n <= _INT32_MAX else _I64
@@ -554,6 +570,60 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     if return_counts:
         res.append(ends - starts if nu else _creation.empty_c((0,), _I64))
     return res[0] if len(res) == 1 else tuple(res)
+
+
+def _unique_dense(flat, n, want_inverse, want_counts):
+    """unique of ``n`` integers or bools (``flat``, C-contiguous) by a
+    bitmap of their keys' range, when that range spans at most
+    ``DENSE_SPAN * n`` values: ``[values, inverse?, counts?]`` as
+    :func:`unique` returns them (the inverse flat), or None (the range is
+    wider; one pass over the elements spent finding it)."""
+    specs = _sk.dense_specs(flat.dtype)
+    grid = _sk.grid(n)
+    mm = _creation.empty_c((2,), _U64)
+    _drv.memset_d8(mm.ptr, 0xFF, 8)
+    _drv.memset_d8(mm.ptr + 8, 0, 8)
+    _launch(specs["minmax"], grid, flat.ptr, n, mm.ptr)
+    lo, hi = (int(k) for k in mm.get())
+    span = hi - lo + 1
+    if span > _sk.DENSE_SPAN * n:
+        return None
+    nwords = -(-span // 32)
+    wide = span > _INT32_MAX
+    if wide:
+        specs = _sk.dense_specs(flat.dtype, wide=True)
+    cdt = _I64 if wide else np.dtype(np.int32)
+    bitmap = _creation.empty_c((nwords,), _U32)
+    counts = None
+    if want_counts:
+        counts = _creation.empty_c((span,), _U32)
+        _drv.memset_d8(counts.ptr, 0, counts.nbytes)
+    else:
+        _drv.memset_d8(bitmap.ptr, 0, bitmap.nbytes)
+    cptr = counts.ptr if counts is not None else 0
+    _launch(specs["mark"], grid, flat.ptr, n, lo,
+            0 if counts is not None else bitmap.ptr, cptr)
+    pc = _creation.empty_c((nwords,), np.dtype(np.int32))
+    _launch(specs["words"], _sk.grid(nwords * 32), bitmap.ptr, cptr, nwords,
+            span, pc.ptr)
+    from . import cumulative
+    csum = cumulative.cumsum(pc, dtype=cdt)
+    last = np.empty(1, cdt)
+    _drv.memcpy_dtoh(last, csum.ptr + (nwords - 1) * cdt.itemsize)
+    nu = int(last[0])
+    uniq = _creation.empty_c((nu,), flat.dtype)
+    cout = _creation.empty_c((nu,), _I64) if want_counts else None
+    _launch(specs["emit"], _sk.grid(span), bitmap.ptr, csum.ptr, span, lo,
+            uniq.ptr, cptr, cout.ptr if cout is not None else 0)
+    res = [uniq]
+    if want_inverse:
+        inverse = _creation.empty_c((n,), _I64)
+        _launch(specs["inverse"], grid, flat.ptr, n, lo, bitmap.ptr,
+                csum.ptr, inverse.ptr)
+        res.append(inverse)
+    if want_counts:
+        res.append(cout)
+    return res
 
 
 def lexsort(keys, axis=-1):

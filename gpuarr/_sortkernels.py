@@ -1,6 +1,7 @@
 """Kernel builders of sorting and searching (layer 4).
 
-Every kernel is rendered from ``sort.cu.mako`` and described without a
+Every kernel is rendered from ``sort.cu.mako`` (the dense unique's from
+``unique_dense.cu.mako``) and described without a
 device by a :class:`~gpuarr._kernelspec.KernelSpec` (the CPU tests render
 and compile each of them); :func:`function` compiles one once per context.
 
@@ -24,6 +25,10 @@ and compile each of them); :func:`function` compiles one once per context.
 ``finish_spec``, ``mask_spec``, ``compact_spec``, ``search_spec``
     Flat indices to positions in their rows (argsort of rows), unique's run
     starts and compaction, searchsorted's binary search.
+``dense_specs``
+    unique of integers spanning a small range without a sort: a bitmap
+    of the range (``unique_dense.cu.mako``), its words' popcounts summed,
+    every set bit written at its rank.
 
 The order of every kernel is numpy's (``kind='stable'``): see the
 template's header for the key made from each dtype's bits.  Like the other
@@ -41,6 +46,8 @@ __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "block_launch", "warp_sort_ok", "wsort_spec", "wsort_launch",
            "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT",
            "finish_spec", "mask_spec", "compact_spec", "search_spec",
+           "dense_ok", "dense_specs", "DENSE_MIN", "DENSE_SPAN",
+           "DENSE_LIMIT",
            "function", "grid", "multiprocessors", "ntiles", "row_passes",
            "STATUS32_LIMIT", "VALUES32_LIMIT", "status_bytes",
            "radix_passes", "radix_plan"]
@@ -375,6 +382,71 @@ def compact_spec(dtype, wide=False):
     values, index, inverse, starts, ends, each an address or 0)."""
     return _spec("compact", dtype, "PPPqPPPPP",
                  off_t="long long" if wide else "int")
+
+
+#: unique takes the bitmap path (:func:`dense_specs`) for integers and
+#: bools of at least this many elements whose keys span at most
+#: :data:`DENSE_SPAN` times as many values as there are elements
+DENSE_MIN = 1 << 15
+DENSE_SPAN = 2
+#: the dense path counts in 32 bits: fewer elements than this
+DENSE_LIMIT = 2 ** 32
+
+
+def dense_ok(dtype, n):
+    """Whether :func:`dense_specs` applies to ``n`` elements of ``dtype``
+    (before their range is known): bool or integer, ``DENSE_MIN <= n <
+    DENSE_LIMIT``."""
+    return (np.dtype(dtype).kind in "biu"
+            and DENSE_MIN <= n < DENSE_LIMIT)
+
+
+def dense_specs(dtype, wide=False):
+    """The kernels of unique by a bitmap over the keys' range
+    (``unique_dense.cu.mako``), by name:
+
+    ``"minmax"``
+        (values, n, two uint64 words: the least and greatest key; the
+        caller sets them to all ones and 0 first).
+    ``"mark"``
+        (values, n, least key, bitmap or 0, uint32 counts or 0): the
+        bitmap of ``R`` bits, or the counts of ``R`` words, zeroed first.
+    ``"words"``
+        (bitmap, counts or 0, number of 32-bit words, R, int32 popcount a
+        word out): from the counts also the bitmap; over ``words * 32``
+        threads.
+    ``"emit"``
+        (bitmap, inclusive sum of the popcounts (int32, or int64 when
+        ``wide``), R, least key, unique values out, counts or 0, int64
+        counts out or 0): over ``R`` threads.
+    ``"inverse"``
+        (values, n, least key, bitmap, the sum, int64 ranks out).
+
+    The key of an element is its bits, the sign bit flipped for signed
+    integers: numpy's order as an unsigned number.
+    """
+    dt = np.dtype(dtype)
+    if dt.kind not in "biu":
+        raise TypeError("no dense unique for %s" % dt)
+    bits = 8 * dt.itemsize
+    signed = dt.kind == "i"
+    off_t = "long long" if wide else "int"
+    chars = {"minmax": "PqP", "mark": "PqQPP", "words": "PPqQP",
+             "emit": "PPQQPPP", "inverse": "PqQPPP"}
+    specs = {}
+    for kernel, ch in chars.items():
+        spec = KernelSpec("unique_dense.cu.mako")
+        spec.path = "dense_" + kernel
+        spec.name = "gpuarr_unique_%s" % kernel
+        spec.render_kw = dict(name=spec.name, kernel=kernel, bits=bits,
+                              signed=signed, off_t=off_t)
+        spec.kkey = ("dense", kernel, bits, signed, off_t)
+        spec.chars = ch
+        spec.block = (BLOCK, 1, 1)
+        spec.grid = None
+        spec.tail = ()
+        specs[kernel] = spec
+    return specs
 
 
 def search_spec(dtype):

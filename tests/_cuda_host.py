@@ -155,6 +155,25 @@ static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z,
 static inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
 template <class T> static inline T atomicAdd(T *p, T v)
 { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicOr(T *p, T v)
+{ return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicMin(T *p, T v)
+{
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    while (v < old && !__atomic_compare_exchange_n(
+               p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+    return old;
+}
+template <class T> static inline T atomicMax(T *p, T v)
+{
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    while (v > old && !__atomic_compare_exchange_n(
+               p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+    return old;
+}
+// a load through L2 only: of a word other threads change by atomics
+template <class T> static inline T __ldcg(const T *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
 template <class T> static inline T min(T a, T b) { return b < a ? b : a; }
 
 // mbarriers (sm_90): a phase completes when its pending arrivals and its

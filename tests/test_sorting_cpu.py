@@ -1,5 +1,5 @@
 """CPU tests of sorting and searching: every kernel of ``sort.cu.mako``
-renders and compiles for every dtype and variant; the key made from each
+(and of ``unique_dense.cu.mako``) renders and compiles for every dtype and variant; the key made from each
 dtype's bits (emulated here with numpy, as the template writes it) orders
 as numpy's stable sort, and so does the whole LSD pass scheme (key digits,
 skipped passes, row digits); numpy's argument errors are raised before
@@ -38,6 +38,9 @@ def _all_specs(dt):
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
               sk.mask_spec(dt), sk.compact_spec(dt), sk.compact_spec(dt, True),
               sk.search_spec(dt)]
+    if dt.kind in "biu":
+        for wide in (False, True):
+            specs += list(sk.dense_specs(dt, wide).values())
     if sk.warp_sort_ok(dt, 1):
         # capacities 32, 64, 512 and 1024: 1, 2, 16 and 32 words a lane
         specs += [sk.wsort_spec(dt, L) for L in (1, 33, 512, 1024)]

@@ -218,6 +218,64 @@ def test_unique_every_dtype(dt):
         _check_unique(values(dt, (3000,)), equal_nan=False)
 
 
+def _dense_values(dt, n, where):
+    """``n`` values of integer or bool ``dt`` spanning about 1.5 n values
+    at the low or high end of its range or around 0 (or all of it)."""
+    if dt.kind == "b":
+        return _rng.integers(0, 2, n).astype(bool)
+    info = np.iinfo(dt)
+    span = min(int(info.max) - int(info.min), 3 * n // 2)
+    lo = {"low": int(info.min), "high": int(info.max) - span,
+          "mid": -(span // 2) if dt.kind == "i" else span}[where]
+    lo = max(int(info.min), min(lo, int(info.max) - span))
+    v = np.array([lo + int(x) for x in _rng.integers(0, span + 1, n)],
+                 dtype=object)
+    v[:2] = lo, lo + span
+    return v.astype(dt)
+
+
+@pytest.mark.parametrize("dt", [d for d in ALL if d.kind in "biu"], ids=str)
+def test_unique_dense_path(dt, monkeypatch):
+    # n past DENSE_MIN: unique by a bitmap of the range, every return
+    # but return_index (which sorts); reversed and 2-d inputs
+    from gpuarr import _sorting
+    taken = []
+    real = _sorting._unique_dense
+
+    def spy(*args):
+        r = real(*args)
+        taken.append(r is not None)
+        return r
+    monkeypatch.setattr(_sorting, "_unique_dense", spy)
+    n = sk.DENSE_MIN + 4099
+    for where in ("low", "high", "mid"):
+        h = _dense_values(dt, n, where)
+        poison(n * 8, n * dt.itemsize, (n // 16) * 4 + 64)
+        for a, host in ((gpuarr.to_gpu(h), h),
+                        (gpuarr.to_gpu(h)[::-1], h[::-1]),
+                        (gpuarr.to_gpu(h[:n - 1]).reshape(-1, 3),
+                         h[:n - 1].reshape(-1, 3))):
+            for inv in (False, True):
+                for cnt in (False, True):
+                    got = gpuarr.unique(a, return_inverse=inv,
+                                        return_counts=cnt)
+                    want = np.unique(host, return_inverse=inv,
+                                     return_counts=cnt)
+                    got = got if isinstance(got, tuple) else (got,)
+                    want = want if isinstance(want, tuple) else (want,)
+                    assert len(got) == len(want)
+                    for g, w in zip(got, want):
+                        same(g, w)
+    assert taken and all(taken)
+    taken.clear()
+    if dt.itemsize > 1:
+        # a range wider than DENSE_SPAN * n: back to the sort
+        h = _dense_values(dt, n, "low")
+        h[5] = np.iinfo(dt).max
+        same(gpuarr.unique(gpuarr.to_gpu(h)), np.unique(h))
+        assert taken == [False]
+
+
 def test_lexsort():
     for n in (0, 1, 10, 3000):
         k1 = _rng.integers(0, 4, n).astype(np.int16)
