@@ -9,7 +9,8 @@ sqrt.approx (run 17's sweep: 3947 GB/s against 3848 for uniforms and
 bandwidth.  float64 normals ~1.6 TB/s (FP64/ALU-bound, see the doc).  The
 standard_normal rows are also measured with the v1 kernel ("v1 kernel"
 rows) so one run compares both generations, and the float64 one with
-gpuarr's own log and sincospi (``gpuarr.random.F64_MATH = "own"``).
+CUDA's log and sincospi (``gpuarr.random.F64_MATH = "library"``) beside
+gpuarr's own, the default.
 """
 import numpy as np
 
@@ -58,13 +59,13 @@ def run():
                                                        int(np.log2(n))),
                     "GB/s", ours, others, nbytes=nbytes, better="higher")
             if method == "standard_normal":
-                # the other kernel generation, and (float64) gpuarr's own
-                # log and sincospi (constants in constant memory) beside
-                # CUDA's, with the rivals measured above
+                # the other kernel generation, and (float64) CUDA's log
+                # and sincospi beside gpuarr's own (the default), with the
+                # rivals measured above
                 variants = [("IMPL", "grid-stride", "grid-stride kernel", {})]
                 if dtype == np.float64:
-                    variants.append(("F64_MATH", "own", "own log, sincospi",
-                                     others))
+                    variants.append(("F64_MATH", "library",
+                                     "CUDA's log, sincospi", others))
                 for attr, value, what, rows in variants:
                     old = getattr(grandom, attr)
                     setattr(grandom, attr, value)

@@ -444,21 +444,72 @@ class TestAcrossGenerations:
 
 
 @pytest.mark.parametrize("scale", [1.0, 2.5])
-def test_own_f64_math_vs_reference(context, monkeypatch, scale):
-    """float64 normals and exponentials with gpuarr's own log and sincospi
-    (``gpuarr.random.F64_MATH = "own"``): the same bounds as CUDA's."""
+@pytest.mark.parametrize("math", ["library", "own"])
+def test_f64_math_vs_reference(context, monkeypatch, math, scale):
+    """float64 normals and exponentials with CUDA's log and sincospi and
+    with gpuarr's own (``gpuarr.random.F64_MATH``): the same bounds."""
     from gpuarr import random as grandom
-    monkeypatch.setattr(grandom, "F64_MATH", "own")
+    monkeypatch.setattr(grandom, "F64_MATH", math)
     key, off = 9, (1 << 32) - 3
     for n in (1, 7, 100003):
         got = _rng(key, off).standard_normal(n, dtype=np.float64).get()
         ref = P.standard_normal(key, off, n, np.float64)
         assert _ulps(got, ref).max() <= 4
+        # loc + scale z, each step rounded on both sides: z's 4 ulps times
+        # scale, an ulp of scale z and one of the result (in ulps of the
+        # result alone, 3 + z near 0 would magnify z's error without bound)
         got = _rng(6).normal(3.0, scale, n, dtype=np.float64).get()
-        assert (_ulps(got, P.normal(6, 0, n, 3.0, scale, np.float64)) <= 4).all()
+        ref = P.normal(6, 0, n, 3.0, scale, np.float64)
+        z = P.standard_normal(6, 0, n, np.float64)
+        bound = (4 * scale * np.spacing(np.abs(z))
+                 + np.spacing(np.abs(scale * z)) + np.spacing(np.abs(ref)))
+        err = np.abs(got - ref)
+        assert (err <= bound).all(), (err / bound).max()
         got = _rng(6).exponential(scale, n, dtype=np.float64).get()
         assert (got >= 0).all() and not np.signbit(got).any()
         assert _ulps(got, P.exponential(6, 0, n, scale, np.float64)).max() <= 2
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60,
+                    reason="long double is no wider than double here")
+def test_own_f64_functions_on_device(context):
+    """The device build of ``kernels/f64math.cu.mako``'s ``-2 ln u`` and
+    ``sincospi`` within the bounds tests/test_f64math_cpu.py holds its
+    host build to, on the same kinds of inputs."""
+    from mako.template import Template
+    from gpuarr import driver as drv
+    from gpuarr.compiler import SourceModule
+    from gpuarr.kernels import lookup
+    from test_f64math_cpu import (check_neg2log, check_sincospi,
+                                  neg2log_inputs, sincospi_inputs)
+    src = Template('<%namespace name="m" file="f64math.cu.mako"/>'
+                   '${m.functions()}', lookup=lookup()).render()
+    src += """
+extern "C" __global__ void neg2log_n(const double *u, double *o, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) o[i] = ga_neg2log_f64(u[i]);
+}
+extern "C" __global__ void sincospi_n(const double *t, double *s,
+                                      double *c, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ga_sincospi_f64(t[i], s + i, c + i);
+}
+"""
+    mod = SourceModule(src, no_extern_c=True)
+    u = neg2log_inputs(1 << 20)
+    got = np.full_like(u, np.nan)
+    mod.get_function("neg2log_n")(
+        drv.In(u), drv.InOut(got), np.int32(u.size), block=(256, 1, 1),
+        grid=(-(-u.size // 256), 1))
+    check_neg2log(u, got)
+    t = sincospi_inputs(1 << 20)
+    s, c = np.full_like(t, np.nan), np.full_like(t, np.nan)
+    mod.get_function("sincospi_n")(
+        drv.In(t), drv.InOut(s), drv.InOut(c), np.int32(t.size),
+        block=(256, 1, 1), grid=(-(-t.size // 256), 1))
+    check_sincospi(t, s, c)
 
 
 def test_own_f64_reciprocal_seed_within_model(context):
