@@ -112,13 +112,47 @@ def _copy_parts(out, parts, ax, stream):
         if made is None:
             return False
         spec, table = made
+    _launch_table(spec, table, stream)
+    return True
+
+
+def _launch_table(spec, table, stream):
+    """Upload a join's ``table`` to a temporary and launch ``spec``'s
+    kernel over it on ``stream`` (the caller waits for the stream before
+    the temporary may be reused: :func:`_transfer.settle_temporaries`)."""
     fn = _jk.function(spec)
     tab = _creation.empty_c((table.size,), _I64)
     _jk.upload(table, tab.ptr, stream)
     fn.prepared_async_call(_jk.join_grid(spec), spec.block, stream, tab.ptr,
                            *spec.tail)
     # the table is dropped on return
-    return True
+
+
+def _join_alike(arrs, ax, stream):
+    """The join along ``ax`` of :data:`_VECTOR_BUILD` or more non-empty
+    C-contiguous arrays of one shape and dtype into a new array (the usual
+    join of many parts) in one loop over them, or None when they are not
+    all such."""
+    a0 = arrs[0]
+    shape, dt = a0.shape, a0.dtype
+    if not a0.size:
+        return None
+    outer = _layout.prod(shape[:ax])
+    nb = a0.nbytes // outer             # a part's bytes in each outer row
+    flat = []
+    put = flat.extend
+    off = 0
+    for a in arrs:
+        if a.shape != shape or a.dtype is not dt or not a._c:
+            return None
+        put((a.ptr, off, nb))
+        off += nb
+    out = _creation.empty_c(shape[:ax] + (shape[ax] * len(arrs),)
+                            + shape[ax + 1:], dt)
+    spec, table = _jk.contiguous_join_spec(dt, out.ptr, outer, off, flat)
+    _launch_table(spec, table, stream)
+    _transfer.settle_temporaries(stream, True)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -170,6 +204,11 @@ def _join(arrs, axis, out, dtype, casting, allocator, stream, made):
     if nd == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     ax = _layout.normalize_axis(axis, nd)        # numpy checks it first
+    if (out is None and dtype is None and allocator is None
+            and len(arrs) >= _VECTOR_BUILD):
+        got = _join_alike(arrs, ax, stream)
+        if got is not None:
+            return got
     shape = list(arrs[0].shape)
     shapes = [a.shape for a in arrs]
     if shapes.count(shapes[0]) == len(shapes):

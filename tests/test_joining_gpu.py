@@ -315,6 +315,38 @@ def test_concatenate_more_rows_than_shared_memory_holds_and_long_rows():
          np.concatenate([t.get() for t in two], axis=1))
 
 
+def test_join_of_many_parts_alike():
+    # many C-contiguous parts of one shape and dtype (_joining._join_alike):
+    # along each axis, stacked, on a stream; one part a strided view or of
+    # another dtype takes the general path
+    from gpuarr import _joining
+    k = _joining._VECTOR_BUILD + 3
+    for dt in ("f4", "u1", "c16", "i2"):
+        hosts = [rand((3, 5, 2), dt) for _ in range(k)]
+        devs = [gpuarr.to_gpu(h) for h in hosts]
+        for ax in (0, 1, 2, -1):
+            poisoned((3 * 5 * 2 * k,), dt)
+            same(gpuarr.concatenate(devs, axis=ax),
+                 np.concatenate(hosts, axis=ax))
+        same(gpuarr.stack(devs, axis=1), np.stack(hosts, axis=1))
+    s = drv.Stream()
+    same(gpuarr.concatenate(devs, axis=1, stream=s),
+         np.concatenate(hosts, axis=1))
+    wide = gpuarr.to_gpu(rand((3, 10, 2), "i2"))
+    odd = devs[:5] + [wide[:, ::2]] + devs[5:]
+    same(gpuarr.concatenate(odd, axis=2),
+         np.concatenate([h for h in hosts[:5]] + [wide.get()[:, ::2]]
+                        + hosts[5:], axis=2))
+    other = devs[:-1] + [gpuarr.to_gpu(hosts[-1].astype("f4"))]
+    same(gpuarr.concatenate(other),
+         np.concatenate(hosts[:-1] + [hosts[-1].astype("f4")]))
+    assert gpuarr.concatenate(other).dtype == np.float32
+    for bad in ([gpuarr.to_gpu(rand((3, 4, 2), "i2"))] + devs[1:],
+                devs[:-1] + [gpuarr.to_gpu(rand((3, 5), "i2"))]):
+        with pytest.raises(ValueError):
+            gpuarr.concatenate(bad, axis=0)
+
+
 def test_concatenate_host_and_interface_inputs():
     hosts = [rand((2, 2), "f4") for _ in range(6)]
     mixed = [hosts[0], gpuarr.to_gpu(hosts[1])] + [gpuarr.to_gpu(h) for h in hosts[2:]]
