@@ -470,21 +470,27 @@ def test_f64_math_vs_reference(context, monkeypatch, math, scale):
         assert _ulps(got, P.exponential(6, 0, n, scale, np.float64)).max() <= 2
 
 
+def _f64math_module(kernels):
+    """``kernels/f64math.cu.mako``'s device functions followed by the C++
+    of ``kernels`` (``extern "C"`` written in it), as a SourceModule."""
+    from mako.template import Template
+    from gpuarr.compiler import SourceModule
+    from gpuarr.kernels import lookup
+    src = Template('<%namespace name="m" file="f64math.cu.mako"/>'
+                   '${m.functions()}', lookup=lookup()).render()
+    return SourceModule(src + kernels, no_extern_c=True)
+
+
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60,
                     reason="long double is no wider than double here")
 def test_own_f64_functions_on_device(context):
     """The device build of ``kernels/f64math.cu.mako``'s ``-2 ln u`` and
     ``sincospi`` within the bounds tests/test_f64math_cpu.py holds its
     host build to, on the same kinds of inputs."""
-    from mako.template import Template
     from gpuarr import driver as drv
-    from gpuarr.compiler import SourceModule
-    from gpuarr.kernels import lookup
     from test_f64math_cpu import (check_neg2log, check_sincospi,
                                   neg2log_inputs, sincospi_inputs)
-    src = Template('<%namespace name="m" file="f64math.cu.mako"/>'
-                   '${m.functions()}', lookup=lookup()).render()
-    src += """
+    mod = _f64math_module("""
 extern "C" __global__ void neg2log_n(const double *u, double *o, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -496,8 +502,7 @@ extern "C" __global__ void sincospi_n(const double *t, double *s,
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) ga_sincospi_f64(t[i], s + i, c + i);
 }
-"""
-    mod = SourceModule(src, no_extern_c=True)
+""")
     u = neg2log_inputs(1 << 20)
     got = np.full_like(u, np.nan)
     mod.get_function("neg2log_n")(
@@ -517,20 +522,14 @@ def test_own_f64_reciprocal_seed_within_model(context):
     within the 2**-7 that its two cubic refinements need (the host build
     of tests/test_f64math_cpu.py models it as the float reciprocal cut to
     8 bits), over the denominators ``2 + f`` it is given."""
-    from mako.template import Template
     from gpuarr import driver as drv
-    from gpuarr.compiler import SourceModule
-    from gpuarr.kernels import lookup
-    src = Template('<%namespace name="m" file="f64math.cu.mako"/>'
-                   '${m.functions()}', lookup=lookup()).render()
-    src += """
+    fn = _f64math_module("""
 extern "C" __global__ void seed(const double *x, double *r, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) r[i] = ga_f64_rcp_seed(x[i]);
 }
-"""
-    fn = SourceModule(src, no_extern_c=True).get_function("seed")
+""").get_function("seed")
     lo, hi = 1 + np.sqrt(0.5), 1 + np.sqrt(2.0)
     x = np.concatenate([np.random.default_rng(5).uniform(lo, hi, 1 << 20),
                         [lo, hi, 2.0, np.nextafter(2.0, 0), 1.75, 2.25]])
