@@ -238,11 +238,19 @@ gpuarr.driver.InvalidContextError
 class _Work:
     """Device and host workspaces of one call (sizes from a
     ``*_bufferSize`` query), kept until the call has been queued; the
-    device block returns to the pool, which orders its reuse."""
+    device block returns to the pool, which orders its reuse.
+
+    Both start zeroed: cuSOLVER's QR-based ``gesvd`` copies 16 bytes of
+    its device workspace to the host that it never wrote (compute-
+    sanitizer's initcheck on an H100), so a workspace from the pool would
+    hand it a previous call's bytes.  The memset is queued on the legacy
+    default stream, where the call runs, at the copy rate (a 64 MB
+    workspace in ~20 us)."""
 
     def __init__(self, dev_bytes, host_bytes):
         self.dev = _tools.default_pool().allocate(max(int(dev_bytes), 1))
-        self.host = np.empty(max(int(host_bytes), 1), np.uint8)
+        _drv.memset_d8(int(self.dev), 0, max(int(dev_bytes), 1))
+        self.host = np.zeros(max(int(host_bytes), 1), np.uint8)
         self.dptr = int(self.dev)
         self.hptr = self.host.ctypes.data
         self.dsize, self.hsize = int(dev_bytes), int(host_bytes)
