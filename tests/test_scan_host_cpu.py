@@ -13,8 +13,9 @@ what orders memory on the GPU (barriers, ``__syncwarp``, mbarrier
 arrive/wait; not shuffles or votes), so that the races compute-sanitizer's
 racecheck reported in the kernel (run 4 of 2026-12-04: the producer's TMA
 refill against an aggregator warp's reads of the stage) are found here
-too: none in the kernel as it is, one when the warp barrier before the
-aggregator's arrive is taken out."""
+too: none in the kernel as it is (every lane of the aggregator and
+look-back warps arrives on their mbarriers), one when lane 0 arrives for
+the aggregator warp without a warp barrier before."""
 import ctypes
 
 import numpy as np
@@ -160,11 +161,10 @@ int main(int argc, char **argv)
 """
 
 
-def _tsan_parts(names, mutate=None):
+def _tsan_parts(names, mutate=()):
     parts = _parts(names)
-    if mutate is not None:
-        old, new = mutate
-        assert parts[0].count(old) == 1
+    for old, new in mutate:
+        assert parts[0].count(old) == 1, old
         parts[0] = parts[0].replace(old, new)
     main = MAIN % ", ".join("run_%d" % k for k in range(len(names)))
     return parts + [main]
@@ -182,11 +182,14 @@ def _run_tsan(run, tmp, case, grid, names=NAMES):
     return rc, err, raw, h, odt
 
 
-# the aggregator's warp barrier before lane 0's arrive on its mbarrier
-AGGREGATOR_SYNC = (
-    "            __syncwarp();\n            if (lane == 0) "
-    "ga_bar_arrive(&s_aggr[q]);",
-    "            if (lane == 0) ga_bar_arrive(&s_aggr[q]);")
+# the aggregator's mbarrier arrived at by lane 0 alone, for the warp (its
+# count 1), with no warp barrier before: lanes 1-31's reads unreleased
+LANE0_ARRIVES = (
+    ("ga_bar_init(&s_aggr[q], 32u);", "ga_bar_init(&s_aggr[q], 1u);"),
+    ("ga_bar_arrive(&s_aggr[q]);      // each lane: see below",
+     "if (lane == 0) ga_bar_arrive(&s_aggr[q]);"),
+    ("            ga_bar_arrive(&s_aggr[q]);\n",
+     "            if (lane == 0) ga_bar_arrive(&s_aggr[q]);\n"))
 
 
 def test_pipelined_scan_has_no_race_under_threadsanitizer(tmp_path):
@@ -203,11 +206,12 @@ def test_pipelined_scan_has_no_race_under_threadsanitizer(tmp_path):
 
 
 def test_threadsanitizer_finds_the_aggregator_race(tmp_path):
-    """Without the aggregator's ``__syncwarp``, lanes 1-31's loads of the
-    stage are unordered with the producer's refill of it (racecheck's
-    7688 hazards of 2026-12-04): the host build must say so."""
+    """With lane 0 arriving for the aggregator warp (and no warp barrier
+    before), lanes 1-31's loads of the stage are unordered with the
+    producer's refill of it (racecheck's 7688 hazards of 2026-12-04): the
+    host build must say so."""
     names = ["i4-packed"]
-    run = build_tsan(tmp_path, _tsan_parts(names, AGGREGATOR_SYNC))
+    run = build_tsan(tmp_path, _tsan_parts(names, LANE0_ARRIVES))
     rc, err, _, _, _ = _run_tsan(run, tmp_path, "i4-packed", 1, names)
     assert rc == 66 and "WARNING: ThreadSanitizer: data race" in err, err
     # the refill (a bulk copy: memcpy) against a load of the stage

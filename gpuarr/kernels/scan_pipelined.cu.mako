@@ -111,8 +111,9 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
         }
 #pragma unroll
         for (int q = 0; q < ${R}; ++q) {
-            ga_bar_init(&s_aggr[q], 1u);
-            ga_bar_init(&s_pref[q], 1u);
+            // every lane of the aggregator or look-back warp arrives
+            ga_bar_init(&s_aggr[q], 32u);
+            ga_bar_init(&s_pref[q], 32u);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -163,8 +164,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             ga_bar_wait(&s_full[s], ph);
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
-                __syncwarp();   // every lane has read s_tile[q]: see below
-                if (lane == 0) ga_bar_arrive(&s_aggr[q]);
+                ga_bar_arrive(&s_aggr[q]);      // each lane: see below
                 ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
             }
@@ -259,13 +259,13 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                     s_aggf[q] = agg_f;
                 }
             }
-            // lane 0 arrives for the warp, so the other lanes' reads of the
-            // stage and of s_tile[q] must happen before its arrive: without
-            // __syncwarp (a memory-ordering barrier of the warp; shuffles
-            // are not) the producer's refill and its next s_tile[q] write
-            // are unordered with them (racecheck's two hazards, 2026-12-04)
-            __syncwarp();
-            if (lane == 0) ga_bar_arrive(&s_aggr[q]);
+            // every lane arrives after its own reads of the stage and of
+            // s_tile[q], so each read is released to the producer's refill
+            // and its next s_tile[q] write by the lane that made it.  (Lane
+            // 0 arriving for the warp after a __syncwarp is ordered as well
+            // by the PTX memory model, but racecheck still reported the
+            // refill against these reads: 2026-12-04 and 2026-12-07.)
+            ga_bar_arrive(&s_aggr[q]);
         }
     }
 
@@ -276,8 +276,7 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
             ga_bar_wait(&s_aggr[q], (k / ${R}u) & 1u);
             const unsigned int t = s_tile[q];
             if (t >= ntiles) {
-                __syncwarp();
-                if (lane == 0) ga_bar_arrive(&s_pref[q]);
+                ga_bar_arrive(&s_pref[q]);
                 ga_scratch_done(scratch, ntiles, nwarps, lane);
                 return;
             }
@@ -302,10 +301,10 @@ ${name}(const ga_in_t *in, ga_out_t *out, unsigned long long n,
                     s_pre[q] = pre;
                 }
             }
-            // as the aggregators': the lanes' reads of s_tile[q] before
-            // lane 0's arrive, which releases the slot
-            __syncwarp();
-            if (lane == 0) ga_bar_arrive(&s_pref[q]);
+            // as the aggregators': each lane's reads of s_tile[q] (and lane
+            // 0's write of s_pre[q]) before its own arrive, which releases
+            // the slot
+            ga_bar_arrive(&s_pref[q]);
         }
     }
 
