@@ -240,17 +240,17 @@ class _Work:
     ``*_bufferSize`` query), kept until the call has been queued; the
     device block returns to the pool, which orders its reuse.
 
-    Both start zeroed: cuSOLVER's QR-based ``gesvd`` copies 16 bytes of
-    its device workspace to the host that it never wrote (compute-
-    sanitizer's initcheck on an H100), so a workspace from the pool would
-    hand it a previous call's bytes.  The memset is queued on the legacy
-    default stream, where the call runs, at the copy rate (a 64 MB
-    workspace in ~20 us)."""
+    ``zero``: the device workspace starts zeroed, for ``gesvd``, which
+    copies 16 bytes of it to the host that it never wrote (compute-
+    sanitizer's initcheck on an H100), so a block from the pool would hand
+    it a previous call's bytes.  The memset is queued on the legacy
+    default stream, where the call runs."""
 
-    def __init__(self, dev_bytes, host_bytes):
+    def __init__(self, dev_bytes, host_bytes, zero=False):
         self.dev = _tools.default_pool().allocate(max(int(dev_bytes), 1))
-        _drv.memset_d8(int(self.dev), 0, max(int(dev_bytes), 1))
-        self.host = np.zeros(max(int(host_bytes), 1), np.uint8)
+        if zero:
+            _drv.memset_d8(int(self.dev), 0, max(int(dev_bytes), 1))
+        self.host = np.empty(max(int(host_bytes), 1), np.uint8)
         self.dptr = int(self.dev)
         self.hptr = self.host.ctypes.data
         self.dsize, self.hsize = int(dev_bytes), int(host_bytes)
@@ -369,7 +369,8 @@ def gesvd(dtype, job, m, n, a, lda, s, u, ldu, vt, ldvt, info):
 
     def run(lib, h):
         ws = _Work(*_sizes("cusolverDnXgesvd_bufferSize", h.ptr, h.params, j, j,
-                           m, n, t, a, lda, rt, s, t, u, ldu, t, vt, ldvt, t))
+                           m, n, t, a, lda, rt, s, t, u, ldu, t, vt, ldvt, t),
+                   zero=True)
         return lib.cusolverDnXgesvd(h.ptr, h.params, j, j, m, n, t, a, lda, rt,
                                     s, t, u, ldu, t, vt, ldvt, t, ws.dptr,
                                     ws.dsize, ws.hptr, ws.hsize, info)
