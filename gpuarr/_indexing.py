@@ -516,6 +516,12 @@ def ufunc_at(name, a, indices, b=None):
         if sel.nb and sel.mask is None:
             sel.offsets()
         return
+    if negate:
+        _ufunc.apply("negative", (vals,), out=vals)
+    view = sel.view
+    if sel.direct is not None and _scratch_at(view, sel):
+        _at_scratch(op, view, sel, vals)
+        return
     if sel.direct is not None:
         # one index array: checked first, then read by the scatter itself
         # (no offsets written and read back)
@@ -525,16 +531,49 @@ def ufunc_at(name, a, indices, b=None):
     else:
         offs = sel.offsets()
         mid, idt = [offs.ptr], None
-    if negate:
-        _ufunc.apply("negative", (vals,), out=vals)
-    view = sel.view
+    _at_launch(op, view, sel, vals, mid, idt)
+
+
+def _at_launch(op, view, sel, vals, mid, idt, checked=False):
+    """The scatter of ``vals`` into ``view`` through ``sel``'s index
+    positions; ``mid``: the index arguments of :func:`_ik.at_spec`."""
     pd = _dims(view, sel.pre)
     qd = _dims(view, sel.post)
-    spec = _ik.at_spec(dt, op, len(pd), len(qd), vals.size > _INT32_MAX, idt)
+    spec = _ik.at_spec(view.dtype, op, len(pd), len(qd),
+                       vals.size > _INT32_MAX, idt, checked=checked)
     args = [vals.size, vals.ptr, view.ptr, sel.nb] + mid
     for dim in pd + qd:
         args += dim
     _ik.function(spec).prepared_call(_ik.grid(vals.size), spec.block, *args)
+
+
+def _scratch_at(view, sel):
+    """Whether a ufunc.at through one index array scatters into a scratch
+    copy of the view, checking the indices as it goes (:func:`_at_scratch`):
+    when the two copies of the view move less than a separate check pass
+    would read (the index array once more)."""
+    idx = sel.direct[0]
+    return 4 * view.nbytes <= sel.nb * idx.dtype.itemsize
+
+
+def _at_scratch(op, view, sel, vals):
+    """ufunc.at through one index array in one pass over the indices: the
+    scatter goes to a C-contiguous copy of ``view`` and checks each index
+    itself; only when none was bad is the copy written back, so that an
+    IndexError leaves ``view`` as it was (numpy's all or nothing) without a
+    check pass before the scatter."""
+    idx, n, _, axis = sel.direct
+    scratch = _creation.empty_c(view.shape, view.dtype)
+    _transfer.assign(scratch, view)
+    # the indexed view axis: the one in neither pre nor post
+    vax = next(x for x in range(view.ndim)
+               if x not in sel.pre and x not in sel.post)
+    s = scratch.strides[vax] // view.dtype.itemsize
+    flag = _new_flag()
+    _at_launch(op, scratch, sel, vals, [idx.ptr, n, s, flag.ptr],
+               idx.dtype, checked=True)
+    raise_bad_index(flag, [idx], [n], [axis])
+    _transfer.assign(view, scratch)
 
 
 # run on the arrays' device (issue 16)

@@ -220,7 +220,7 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
 AT_OPS = ("add", "multiply", "maximum", "minimum")
 
 
-def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
+def at_spec(dtype, op, npre, npost, wide, index_dtype=None, checked=False):
     """The unbuffered scatter of numpy's ``ufunc.at`` (``index_at.cu.mako``).
 
     Parameters
@@ -235,8 +235,15 @@ def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
         64-bit position arithmetic.
     index_dtype : numpy.dtype or None
         None: positions take precomputed offsets; else the dtype of the one
-        index array read directly (already checked by an offsets kernel
-        with ``check_only``; negative indices count from the end).
+        index array read directly (negative indices count from the end),
+        already checked by an offsets kernel with ``check_only`` unless
+        ``checked``.
+    checked : bool
+        With ``index_dtype``: the kernel checks each index itself, skips a
+        bad one and keeps the first bad position in a flag word (an extra
+        argument), as :func:`offsets_spec`'s check does; the caller scatters
+        into a scratch copy of the destination, to keep numpy's "nothing
+        written" on an IndexError.
 
     Returns
     -------
@@ -244,8 +251,8 @@ def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
         Arguments: total elements (q), values (P, C-contiguous over
         ``(pre, b, post)``), destination (P), index positions (q), then the
         offsets (P) -- or the index array (P), its axis size (q) and axis
-        element stride (q) -- then per pre and post dimension its size and
-        element stride.
+        element stride (q), and with ``checked`` the flag word (P) -- then
+        per pre and post dimension its size and element stride.
 
     Raises
     ------
@@ -268,13 +275,16 @@ def at_spec(dtype, op, npre, npost, wide, index_dtype=None):
     spec = KernelSpec("index_at.cu.mako")
     spec.path = "at"
     idt = None if index_dtype is None else np.dtype(index_dtype)
-    spec.kkey = ("index", "at", dt, op, npre, npost, bool(wide), idt)
+    checked = bool(checked) and idt is not None
+    spec.kkey = ("index", "at", dt, op, npre, npost, bool(wide), idt,
+                 checked)
     spec.name = "gpuarr_index_at"
     spec.render_kw = dict(name=spec.name, dt=dt, op=op, npre=npre,
                           npost=npost, wide=bool(wide), block=BLOCK,
-                          idx_t="" if idt is None else _index_ctype(idt))
+                          idx_t="" if idt is None else _index_ctype(idt),
+                          checked=checked)
     spec.chars = ("qPPqP" + ("" if idt is None else "qq")
-                  + "qq" * (npre + npost))
+                  + ("P" if checked else "") + "qq" * (npre + npost))
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
     spec.tail = ()

@@ -229,6 +229,11 @@ def _specs():
                                   np.int64 if j else None))
     out.append(ik.at_spec(np.dtype(np.complex128), "add", 1, 1, False,
                           np.uint32))
+    # the scatter that checks its own indices (into a scratch copy)
+    out.append(ik.at_spec(np.dtype(np.float32), "add", 0, 0, False,
+                          np.int64, checked=True))
+    out.append(ik.at_spec(np.dtype(np.float16), "maximum", 1, 2, True,
+                          np.int16, checked=True))
     return out
 
 

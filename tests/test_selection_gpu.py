@@ -229,6 +229,50 @@ def test_ufunc_at_keys_and_errors():
     np.testing.assert_array_equal(g.get(), before)
 
 
+@pytest.mark.parametrize("op,dt", [("add", np.float32),
+                                   ("maximum", np.float16),
+                                   ("add", np.complex64),
+                                   ("multiply", np.int32)], ids=str)
+def test_ufunc_at_into_scratch(op, dt, monkeypatch):
+    """Many updates through one index array into a small view: the
+    scatter goes to a scratch copy and checks the indices itself.  A
+    strided, negative-stride view in the middle of a larger array (axes
+    before and after the indexed one); a bad index anywhere leaves the
+    whole array as it was and names the index."""
+    taken = []
+    real = _indexing._at_scratch
+    monkeypatch.setattr(_indexing, "_at_scratch",
+                        lambda *a: taken.append(1) or real(*a))
+    dt = np.dtype(dt)
+    h = rand((6, 41, 5), dt, nonneg=op == "multiply")
+    g = gpuarr.to_gpu(h)
+    hv, gv = h[1:5, ::-2, 1:4], g[1:5, ::-2, 1:4]      # (4, 21, 3)
+    idx = _rng.integers(-21, 21, 2001)
+    b = rand((4, 2001, 3), dt)
+    if op == "multiply":
+        b = np.where(_rng.random(b.shape) < 0.01, -1, 1).astype(dt)
+    getattr(np, op).at(hv, (slice(None), idx), b)
+    _indexing.ufunc_at(op, gv, (slice(None), gpuarr.to_gpu(idx)),
+                       gpuarr.to_gpu(b))
+    assert taken
+    if dt.kind in "fc" and op == "add":
+        np.testing.assert_allclose(g.get(), h, rtol=1e-4, atol=0.2)
+    else:
+        np.testing.assert_array_equal(g.get(), h)
+    before = g.get()
+    for bad in (21, -22):
+        wrong = idx.copy()
+        wrong[1500] = bad
+        wrong[1700] = 40
+        with pytest.raises(IndexError, match="index %d is out of bounds for "
+                           "axis 1 with size 21" % bad):
+            _indexing.ufunc_at(op, gv, (slice(None), gpuarr.to_gpu(wrong)),
+                               gpuarr.to_gpu(b))
+        np.testing.assert_array_equal(g.get(), before)
+    with pytest.raises(IndexError):
+        np.add.at(hv, (slice(None), wrong), b)      # numpy's error too
+
+
 @pytest.mark.parametrize("dt", [np.dtype(t) for t in (np.bool_, np.int8,
                                                        np.uint8)], ids=str)
 @pytest.mark.parametrize("op", ["add", "multiply", "maximum", "minimum"])

@@ -13,8 +13,16 @@
 ##
 ## Variables: name, dt (numpy dtype of dst), op ("add", "multiply",
 ## "maximum", "minimum"), npre, npost, wide, block, idx_t (the C type of
-## the one index array read directly, its entries already checked; empty:
-## precomputed offsets).
+## the one index array read directly; empty: precomputed offsets), checked
+## (with idx_t: the kernel checks each index itself, skips a bad one and
+## keeps the first bad position in *bad, as the offsets kernel's check
+## does; the caller gives it a scratch copy of the destination, so that a
+## bad index leaves the destination as it was; else the entries were
+## checked before the launch).
+##
+## Each thread takes four positions a step, their index and value loads
+## issued before any of the four updates, so that more loads are in flight
+## than one a thread.
 <%namespace name="common" file="common.cu.mako"/>\
 ${common.types()}
 <%!
@@ -80,6 +88,9 @@ extern "C" __global__ void __launch_bounds__(${block})
 ${name}(long long total, const ${T} *__restrict__ val, ${T} *dst, long long nb_,
 % if idx_t:
         const ${idx_t} *__restrict__ idx, long long an, long long as\
+% if checked:
+, unsigned long long *bad\
+% endif
 % else:
         const long long *__restrict__ offs\
 % endif
@@ -94,29 +105,62 @@ ${name}(long long total, const ${T} *__restrict__ val, ${T} *dst, long long nb_,
     const ${I} nb = (${I})nb_;
     (void)nb;
     const long long stride = (long long)gridDim.x * ${block};
-    for (long long i_ = (long long)blockIdx.x * ${block} + threadIdx.x; i_ < total; i_ += stride) {
-        ${I} t = (${I})i_;
-        long long off = 0;
+    for (long long i0 = (long long)blockIdx.x * ${block} + threadIdx.x; i0 < total; i0 += 4 * stride) {
+        long long offu[4];
+        ${I} bq[4];
+        bool ok[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            const long long i_ = i0 + u * stride;
+            ok[u] = i_ < total;
+            ${I} t = (${I})(ok[u] ? i_ : i0);
+            offu[u] = 0;
 % for d in reversed(range(npost)):
-        off += (long long)(t % (${I})qd${d}) * qs${d};
-        t /= (${I})qd${d};
+            offu[u] += (long long)(t % (${I})qd${d}) * qs${d};
+            t /= (${I})qd${d};
 % endfor
 % if npre:
-        const ${I} b = t % nb;
-        t /= nb;
+            bq[u] = t % nb;
+            t /= nb;
 % for d in reversed(range(npre)):
-        off += (long long)(t % (${I})pd${d}) * ps${d};
-        t /= (${I})pd${d};
+            offu[u] += (long long)(t % (${I})pd${d}) * ps${d};
+            t /= (${I})pd${d};
 % endfor
 % else:
-        const ${I} b = t;
+            bq[u] = t;
 % endif
+        }
+        // the index loads of the four, then the value loads, then the
+        // updates (a check between one element's loads and the next's
+        // would keep one load in flight a thread)
 % if idx_t:
-        const long long v = (long long)idx[b];
-        off += (v < 0 ? v + an : v) * as;     // checked before the launch
-% else:
-        off += offs[b];
+        long long vq[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            vq[u] = ok[u] ? (long long)idx[bq[u]] : 0;
 % endif
-        ga_at(dst + off, val[i_]);
+        ${T} vu[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            if (ok[u]) vu[u] = val[i0 + u * stride];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+% if idx_t:
+            const long long j = vq[u] < 0 ? vq[u] + an : vq[u];
+% if checked:
+            if (ok[u] && (unsigned long long)j >= (unsigned long long)an) {
+                atomicMin(bad, (unsigned long long)bq[u]);
+                ok[u] = false;
+            }
+% endif
+            offu[u] += j * as;      // ${"checked above" if checked else "checked before the launch"}
+% else:
+            if (ok[u]) offu[u] += offs[bq[u]];
+% endif
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            if (ok[u])
+                ga_at(dst + offu[u], vu[u]);
     }
 }
