@@ -13,6 +13,7 @@ from common import (add_row, event_median_ms, gbs, gpuarr_events, rivals,
 
 PARTS = 64
 PART = 2 ** 20          # elements of each joined array
+BIG = 2 ** 22           # the same, issue 13's row
 ROWS, COLS = 1024, 256  # the (ROWS, COLS) parts joined along axis 1
 NT = 2 ** 26            # take: source and index size
 NMULTI = 16             # multi_take: arrays
@@ -42,6 +43,20 @@ def run():
                 "PyTorch": tparts and (lambda: torch.cat(tparts))}, nbytes)
     add_row("concatenate 64 x 2**20 f32, axis 0", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
     assert np.array_equal(gpuarr.concatenate(parts).get(), np.concatenate(hosts))
+
+    # issue 13's row: 64 arrays of 2**22 (2 GiB moved: the per-call host
+    # time is a few percent of it, the kernel the rest)
+    big = [rng.standard_normal(BIG, dtype=np.float32) for _ in range(PARTS)]
+    bparts = [gpuarr.to_gpu(h) for h in big]
+    cbig = [cp.asarray(h) for h in big] if cp is not None else None
+    tbig = [torch.from_numpy(h).cuda() for h in big] if torch is not None else None
+    nbytes = 2 * 4 * BIG * PARTS
+    ms = event_median_ms(lambda: gpuarr.concatenate(bparts), ev)
+    o = others({"CuPy": cbig and (lambda: cp.concatenate(cbig)),
+                "PyTorch": tbig and (lambda: torch.cat(tbig))}, nbytes)
+    add_row("concatenate 64 x 2**22 f32, axis 0", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
+    assert np.array_equal(gpuarr.concatenate(bparts).get(), np.concatenate(big))
+    del bparts, cbig, tbig, big
 
     # concatenate of 64 (1024, 256) arrays along axis 1
     hosts2 = [rng.standard_normal((ROWS, COLS), dtype=np.float32) for _ in range(PARTS)]

@@ -357,7 +357,9 @@ def copy_spec(out_dtype, pairs):
     itype = "long long" if wide else "int"
     spec = KernelSpec("joining.cu.mako")
     spec.path = "join"
-    spec.kkey = ("join", out_dtype, tuple(src_dts), ndim, itype)
+    # (the tuning constants too: the source depends on them)
+    spec.kkey = ("join", out_dtype, tuple(src_dts), ndim, itype, BLOCK,
+                 UNROLL, SHARED_ROWS)
     spec.name = "gpuarr_join"
     spec.render_kw = dict(name=spec.name, out_dt=out_dtype,
                           src_dts=tuple(src_dts), ndim=ndim, itype=itype,
@@ -462,7 +464,8 @@ def _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
     itype = "long long" if wide else "int"
     spec = KernelSpec("joining.cu.mako")
     spec.path = "join"
-    spec.kkey = ("join", out_dtype, (), ndim, itype)
+    spec.kkey = ("join", out_dtype, (), ndim, itype, BLOCK, UNROLL,
+                 SHARED_ROWS)
     spec.name = "gpuarr_join"
     spec.render_kw = dict(name=spec.name, out_dt=out_dtype, src_dts=(),
                           ndim=ndim, itype=itype, block=BLOCK, unroll=UNROLL,

@@ -1,0 +1,101 @@
+"""Sweep of the joining kernel of ``gpuarr.concatenate`` on the GPU machine:
+units a thread moves per chunk (``_joinkernels.UNROLL``) and blocks an SM
+of its persistent grid (``_joinkernels.BLOCKS_PER_SM``), on the join of 64
+float32 arrays of 2**20 and of 2**22 elements along axis 0.  Each row
+gives two times: one call between two events (what ``run.py joining``
+times: the call's host work and the kernel in series) and 20 calls back to
+back between two events, per call (the kernel's own rate, the host's work
+hidden behind the previous kernel).  Beside them, in the same process:
+PyTorch's ``torch.cat``, and one ``cuMemcpyDtoD`` of the joined bytes (the
+copy ceiling), and 64 ``cuMemcpyDtoDAsync`` (one a part).
+
+    python benchmarks/sweep_join.py [unroll:blocks ...]   (default 4:8 8:8 4:4 8:4 2:16 4:16)
+"""
+import statistics
+import sys
+
+import numpy as np
+
+from common import event_median_ms, gpuarr_events, rivals, torch_events
+
+PARTS = 64
+
+
+def _batch_ms(fn, pair, calls=20, repeats=9):
+    """Median milliseconds a call of ``fn`` over ``calls`` calls back to
+    back between two events."""
+    fn()
+    out = []
+    for _ in range(repeats):
+        start, stop = pair()
+        start()
+        for _ in range(calls):
+            fn()
+        out.append(stop() / calls)
+    return statistics.median(out)
+
+
+def main():
+    import gpuarr
+    import gpuarr.autoinit  # noqa: F401
+    import gpuarr.driver as drv
+    from gpuarr import _joinkernels as jk
+
+    pairs = [tuple(int(x) for x in a.split(":")) for a in sys.argv[1:]] or [
+        (4, 8), (8, 8), (4, 4), (8, 4), (2, 16), (4, 16)]
+    _, torch = rivals()
+    ev = gpuarr_events()
+    rng = np.random.default_rng(11)
+    u0, b0 = jk.UNROLL, jk.BLOCKS_PER_SM
+    for part in (2 ** 20, 2 ** 22):
+        hosts = [rng.standard_normal(part, dtype=np.float32)
+                 for _ in range(PARTS)]
+        want = np.concatenate(hosts)
+        parts = [gpuarr.to_gpu(h) for h in hosts]
+        nbytes = 2 * 4 * part * PARTS
+        label = "64 x 2**%d f32" % (part.bit_length() - 1)
+
+        def gbs(ms):
+            return nbytes / (ms * 1e-3) / 1e9
+
+        out = gpuarr.empty(PARTS * part, np.float32)
+        src = gpuarr.empty(PARTS * part, np.float32)
+        one = event_median_ms(
+            lambda: drv.memcpy_dtod(out.ptr, src.ptr, out.nbytes), ev)
+        print("%s  one cuMemcpyDtoD: %.1f GB/s" % (label, gbs(one)))
+        step = part * 4
+
+        def each():
+            for k, p in enumerate(parts):
+                drv.memcpy_dtod_async(out.ptr + k * step, p.ptr, step)
+        print("%s  64 cuMemcpyDtoDAsync: per call %.1f GB/s, back to back "
+              "%.1f GB/s" % (label, gbs(event_median_ms(each, ev)),
+                             gbs(_batch_ms(each, ev))))
+        assert np.array_equal(out.get(), want)
+        del out, src
+        if torch is not None:
+            tp = [torch.from_numpy(h).cuda() for h in hosts]
+            tev = torch_events()
+            print("%s  torch.cat: per call %.1f GB/s, back to back %.1f GB/s"
+                  % (label, gbs(event_median_ms(lambda: torch.cat(tp), tev)),
+                     gbs(_batch_ms(lambda: torch.cat(tp), tev))))
+            del tp
+        for unroll, bps in pairs:
+            jk.UNROLL, jk.BLOCKS_PER_SM = unroll, bps
+            jk._RECENT_JOINS.clear()
+            try:
+                got = gpuarr.concatenate(parts).get()
+                assert np.array_equal(got, want)
+                per = event_median_ms(lambda: gpuarr.concatenate(parts), ev)
+                back = _batch_ms(lambda: gpuarr.concatenate(parts), ev)
+                print("%s  gpuarr unroll %d, %2d blocks/SM: per call %.1f "
+                      "GB/s, back to back %.1f GB/s"
+                      % (label, unroll, bps, gbs(per), gbs(back)))
+            finally:
+                jk.UNROLL, jk.BLOCKS_PER_SM = u0, b0
+                jk._RECENT_JOINS.clear()
+        del parts
+
+
+if __name__ == "__main__":
+    main()
