@@ -1,6 +1,8 @@
 """Sweep of the joining kernel of ``gpuarr.concatenate`` on the GPU machine:
 units a thread moves per chunk (``_joinkernels.UNROLL``) and blocks an SM
-of its persistent grid (``_joinkernels.BLOCKS_PER_SM``), on the join of 64
+of its grid (``_joinkernels.BLOCKS_PER_SM``), and which kernel joins the
+parts alike (``_joinkernels.ALIKE``: ``join_alike.cu.mako``, or the
+general ``joining.cu.mako`` when false), on the join of 64
 float32 arrays of 2**20 and of 2**22 elements along axis 0.  Each row
 gives two times: one call between two events (what ``run.py joining``
 times: the call's host work and the kernel in series) and 20 calls back to
@@ -9,7 +11,9 @@ hidden behind the previous kernel).  Beside them, in the same process:
 PyTorch's ``torch.cat``, and one ``cuMemcpyDtoD`` of the joined bytes (the
 copy ceiling), and 64 ``cuMemcpyDtoDAsync`` (one a part).
 
-    python benchmarks/sweep_join.py [unroll:blocks ...]   (default 4:8 8:8 4:4 8:4 2:16 4:16)
+    python benchmarks/sweep_join.py [unroll:blocks:alike|general ...]
+    (default 4:8:alike 4:8:general 8:8:alike 4:16:alike 2:16:alike
+    8:4:alike)
 """
 import statistics
 import sys
@@ -41,12 +45,16 @@ def main():
     import gpuarr.driver as drv
     from gpuarr import _joinkernels as jk
 
-    pairs = [tuple(int(x) for x in a.split(":")) for a in sys.argv[1:]] or [
-        (4, 8), (8, 8), (4, 4), (8, 4), (2, 16), (4, 16)]
+    args = sys.argv[1:] or ["4:8:alike", "4:8:general", "8:8:alike",
+                            "4:16:alike", "2:16:alike", "8:4:alike"]
+    pairs = []
+    for a in args:
+        u, b, kind = a.split(":")
+        pairs.append((int(u), int(b), kind == "alike"))
     _, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(11)
-    u0, b0 = jk.UNROLL, jk.BLOCKS_PER_SM
+    u0, b0, a0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE
     for part in (2 ** 20, 2 ** 22):
         hosts = [rng.standard_normal(part, dtype=np.float32)
                  for _ in range(PARTS)]
@@ -80,19 +88,20 @@ def main():
                   % (label, gbs(event_median_ms(lambda: torch.cat(tp), tev)),
                      gbs(_batch_ms(lambda: torch.cat(tp), tev))))
             del tp
-        for unroll, bps in pairs:
-            jk.UNROLL, jk.BLOCKS_PER_SM = unroll, bps
+        for unroll, bps, alike in pairs:
+            jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = unroll, bps, alike
             jk._RECENT_JOINS.clear()
             try:
                 got = gpuarr.concatenate(parts).get()
                 assert np.array_equal(got, want)
                 per = event_median_ms(lambda: gpuarr.concatenate(parts), ev)
                 back = _batch_ms(lambda: gpuarr.concatenate(parts), ev)
-                print("%s  gpuarr unroll %d, %2d blocks/SM: per call %.1f "
-                      "GB/s, back to back %.1f GB/s"
-                      % (label, unroll, bps, gbs(per), gbs(back)))
+                print("%s  gpuarr %s unroll %d, %2d blocks/SM: per call "
+                      "%.1f GB/s, back to back %.1f GB/s"
+                      % (label, "alike  " if alike else "general", unroll,
+                         bps, gbs(per), gbs(back)))
             finally:
-                jk.UNROLL, jk.BLOCKS_PER_SM = u0, b0
+                jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = u0, b0, a0
                 jk._RECENT_JOINS.clear()
         del parts
 

@@ -139,17 +139,22 @@ def _join_alike(arrs, ax, stream):
         return None
     outer = _layout.prod(shape[:ax])
     nb = a0.nbytes // outer             # a part's bytes in each outer row
-    flat = []
-    put = flat.extend
-    off = 0
+    srcs = []
+    put = srcs.append
     for a in arrs:
         if a.shape != shape or a.dtype is not dt or not a._c:
             return None
-        put((a.ptr, off, nb))
-        off += nb
+        put(a.ptr)
     out = _creation.empty_c(shape[:ax] + (shape[ax] * len(arrs),)
                             + shape[ax + 1:], dt)
-    spec, table = _jk.contiguous_join_spec(dt, out.ptr, outer, off, flat)
+    if _jk.ALIKE:
+        spec, table = _jk.alike_join_spec(out.ptr, outer, nb, srcs)
+    else:
+        flat = []
+        for k, p in enumerate(srcs):
+            flat += (p, k * nb, nb)
+        spec, table = _jk.contiguous_join_spec(dt, out.ptr, outer,
+                                               nb * len(srcs), flat)
     _launch_table(spec, table, stream)
     _transfer.settle_temporaries(stream, True)
     return out

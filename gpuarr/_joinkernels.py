@@ -1,6 +1,6 @@
 """Kernel builders of joins and gathers (layer 4).
 
-Two kernel families, each described without a device by a
+Three kernel families, each described without a device by a
 :class:`~gpuarr._kernelspec.KernelSpec` (the CPU tests render and compile
 them) and compiled once per context by :func:`function`:
 
@@ -13,6 +13,10 @@ them) and compiled once per context by :func:`function`:
     only on the output dtype, the set of cast source dtypes, the number of
     dimensions after merging and the index width, so joins of any number
     of arrays share it.
+``join_alike.cu.mako`` (:func:`alike_join_spec`)
+    The usual join of many parts of one shape and dtype, C-contiguous,
+    into a new array: the table holds only the parts' addresses, a block
+    copies one part's chunks.
 ``take.cu.mako`` (:func:`take_spec`)
     Gathers (``take``) and scatters (``put``) through an integer index
     array for up to :data:`NVEC` arrays per launch, values moved as raw
@@ -34,6 +38,7 @@ from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "copy_spec", "take_spec", "function",
            "gather_grid", "gather_groups", "join_grid", "contiguous_join_spec",
+           "alike_join_spec", "ALIKE",
            "upload", "NO_BAD", "STAGING_SLOTS",
            "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
 
@@ -45,6 +50,9 @@ UNROLL = 4
 BLOCKS_PER_SM = 8
 #: joining tables of at most this many rows are searched in shared memory
 SHARED_ROWS = 1024
+#: joins of many parts alike go through ``join_alike.cu.mako``
+#: (:func:`alike_join_spec`); False: the general kernel (for comparison)
+ALIKE = True
 #: arrays per launch of a take/put kernel
 NVEC = 16
 #: the "no bad index" value of a take/put kernel's flag word (all ones)
@@ -480,13 +488,92 @@ def _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
 def join_grid(spec):
     """The persistent grid of a :func:`copy_spec` launch in the current
     context: at most :data:`BLOCKS_PER_SM` blocks per multiprocessor, and
-    no more than the chunks.
+    no more than the chunks; of an :func:`alike_join_spec` launch, the
+    same number of blocks for each part (``bx``, at least one), about
+    :data:`BLOCKS_PER_SM` an SM in all and no more than a part's chunks.
 
     Returns
     -------
     tuple of int
     """
-    return (max(1, min(spec.tail[1], _state().nsm * BLOCKS_PER_SM)), 1, 1)
+    nsm = _state().nsm
+    if spec.path == "join_alike":
+        _, npr, outer, _, nparts = spec.tail
+        chunks = -(-(npr * outer) // (BLOCK * UNROLL))
+        bx = max(1, min(chunks, -(-nsm * BLOCKS_PER_SM // nparts)))
+        return (nparts * bx, 1, 1)
+    return (max(1, min(spec.tail[1], nsm * BLOCKS_PER_SM)), 1, 1)
+
+
+#: the raw units of the alike join, by width in bytes
+_ALIKE_UNITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+                8: "unsigned long long", 16: "uint4"}
+
+
+def alike_join_spec(out_ptr, outer, part_bytes, sources):
+    """The join of parts alike (``join_alike.cu.mako``): C-contiguous
+    parts of one shape and dtype joined into a new C-contiguous output,
+    each part ``outer`` rows of ``part_bytes`` bytes (``outer`` is the
+    product of the dimensions before the join axis).
+
+    Parameters
+    ----------
+    out_ptr : int
+        The output's address.
+    outer : int
+        Rows before the join axis (1 for axis 0).
+    part_bytes : int
+        Bytes of one part's row (positive).
+    sources : sequence of int
+        The parts' addresses, in order, at least one.
+
+    Returns
+    -------
+    (KernelSpec, numpy.ndarray)
+        The kernel and its table (the sources as int64, to copy to device
+        memory: the kernel's first argument); launched on
+        :func:`join_grid`'s grid with the table's device address followed
+        by ``spec.tail`` (output address, units per part row, rows,
+        units per output row, parts).  The last :data:`_RECENT_MAX`
+        results are kept as :func:`contiguous_join_spec`'s are.
+    """
+    key = ("alike", out_ptr, outer, part_bytes, tuple(sources))
+    got = _RECENT_JOINS.get(key)
+    if got is None:
+        got = _alike_join_spec(out_ptr, outer, part_bytes, sources)
+        with _RECENT_LOCK:
+            if len(_RECENT_JOINS) >= _RECENT_MAX:
+                _RECENT_JOINS.pop(next(iter(_RECENT_JOINS)), None)
+            _RECENT_JOINS[key] = got
+    return got
+
+
+def _alike_join_spec(out_ptr, outer, part_bytes, sources):
+    table = np.array(sources, np.int64)
+    nparts = len(table)
+    # the widest unit up to 16 bytes dividing every source address, the
+    # output's, the part's row and (with several rows) the output's row
+    x = (int(np.bitwise_or.reduce(table)) | out_ptr | part_bytes | 16
+         | (part_bytes * nparts if outer > 1 else 0))
+    w = x & -x
+    npr = part_bytes // w
+    rw = npr * nparts
+    # 64-bit positions when a part's units, or the output's, come within
+    # half of 2**31 (base + step stays below 2**31 otherwise)
+    wide = outer * rw > _layout.INT32_MAX // 2
+    itype = "long long" if wide else "int"
+    spec = KernelSpec("join_alike.cu.mako")
+    spec.path = "join_alike"
+    spec.kkey = ("join_alike", w, outer > 1, itype, BLOCK, UNROLL)
+    spec.name = "gpuarr_join_alike"
+    spec.render_kw = dict(name=spec.name, unit=_ALIKE_UNITS[w],
+                          rows=outer > 1, itype=itype, block=BLOCK,
+                          unroll=UNROLL)
+    spec.chars = "PPqqqi"
+    spec.block = (BLOCK, 1, 1)
+    spec.grid = None
+    spec.tail = (out_ptr, npr, outer, rw, nparts)
+    return spec, table
 
 
 def take_spec(kind, itemsize, index_dtype, mode="raise"):

@@ -337,7 +337,25 @@ class TakeEmu:
                 vals = _read(src, pos % nval, unit)
                 _write(dst, j[pos], vals)
 
-jk.function = lambda spec: (JoinEmu if spec.template == "joining.cu.mako" else TakeEmu)(spec)
+class AlikeEmu:
+    WIDTHS = {"unsigned char": 1, "unsigned short": 2, "unsigned int": 4,
+              "unsigned long long": 8, "uint4": 16}
+    def __init__(self, spec):
+        self.kw = spec.render_kw
+    def prepared_async_call(self, grid, block, stream, tab_ptr, out, npr, outer, rw, nparts):
+        LAUNCHES.append(("alike", nparts))
+        assert grid[0] % nparts == 0 and grid[1:] == (1, 1) and rw == npr * nparts
+        assert self.kw["rows"] == (outer > 1)
+        unit = np.dtype("V%d" % self.WIDTHS[self.kw["unit"]])
+        srcs = np.empty(nparts, np.int64)
+        drv.memcpy_dtoh(srcs, tab_ptr)
+        n = npr * outer
+        i = np.arange(n)
+        for k, sp in enumerate(srcs):
+            _write(out, (i // npr) * rw + k * npr + i % npr, _read(sp, i, unit))
+
+EMUS = {"joining.cu.mako": JoinEmu, "join_alike.cu.mako": AlikeEmu}
+jk.function = lambda spec: EMUS.get(spec.template, TakeEmu)(spec)
 
 def gpu(h):
     return ga.to_gpu(np.array(h, order="C"))
@@ -512,6 +530,41 @@ def test_fake_stacks_match_numpy(fake_lib):
         h = rand((4, 6), "i4")
         same(ga.concatenate(gpu(h)).get(), np.concatenate(h))
         same(ga.stack(gpu(h), axis=1).get(), np.stack(h, axis=1))
+    """)
+
+
+def test_fake_many_parts_alike_one_launch(fake_lib):
+    _check(fake_lib, """
+        # 50 C-contiguous parts of one shape and dtype: the alike kernel,
+        # one launch, every axis, units of each width; the same through
+        # the general kernel (jk.ALIKE off) for comparison
+        k = J._VECTOR_BUILD + 2
+        for dt, shape in (("f4", (3, 5, 2)), ("u1", (1, 7)), ("c16", (2, 3)),
+                          ("i2", (4,)), ("f8", (2, 1, 3))):
+            hs = [rand(shape, dt) for _ in range(k)]
+            ds = [gpu(h) for h in hs]
+            for ax in range(-len(shape), len(shape)):
+                for alike in (True, False):
+                    jk.ALIKE = alike
+                    del LAUNCHES[:]
+                    try:
+                        got = ga.concatenate(ds, axis=ax)
+                    finally:
+                        jk.ALIKE = True
+                    assert LAUNCHES == [("alike" if alike else "join", k)], LAUNCHES
+                    same(got.get(), np.concatenate(hs, axis=ax))
+            same(ga.stack(ds, axis=-1).get(), np.stack(hs, axis=-1))
+        # the same list again: the spec and table kept, the table uploaded
+        hs = [rand((6,), "i4") for _ in range(k)]
+        ds = [gpu(h) for h in hs]
+        a = jk.alike_join_spec(1 << 20, 1, 24, [d.ptr for d in ds])
+        assert jk.alike_join_spec(1 << 20, 1, 24, [d.ptr for d in ds]) is a
+        # one part of another layout: the general kernel
+        wide = rand((12,), "i4")
+        odd = ds[:-1] + [gpu(wide)[::2]]
+        del LAUNCHES[:]
+        same(ga.concatenate(odd).get(), np.concatenate(hs[:-1] + [wide[::2]]))
+        assert LAUNCHES == [("join", k)]
     """)
 
 
@@ -770,7 +823,7 @@ _HOST_PRELUDE = r"""
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __align__(n) alignas(n)
 #define GA_DEV inline
@@ -1020,3 +1073,27 @@ def test_host_run_take_and_put_kernels(idt, tmp_path):
             np.put(w, dest.astype(np.int64), v)     # numpy's put refuses uint64
         for o, w in zip(outs, want):
             assert np.array_equal(o, w), (dt, idt)
+
+
+@needs_cxx
+@pytest.mark.parametrize("dt,shape,ax", [("f4", (2500,), 0), ("u1", (3, 701), 1),
+                                         ("c16", (5, 3), 0), ("i2", (2, 3, 3), 2),
+                                         ("f8", (4, 2, 300), 1)], ids=str)
+def test_host_run_alike_join_kernel(dt, shape, ax, tmp_path):
+    # the alike kernel itself, compiled for the host: parts of several
+    # chunks (BLOCK * UNROLL units each) ending inside one, one or
+    # several blocks a part, every unit width, rows or none
+    rng = np.random.default_rng(9)
+    parts = [_host_values(shape, dt, rng) for _ in range(5)]
+    want = np.concatenate(parts, axis=ax)
+    outer = int(np.prod(shape[:ax]))
+    nb = parts[0].nbytes // outer
+    for bx in (1, 3):
+        out = np.zeros_like(want)
+        spec, table = jk.alike_join_spec(
+            out.__array_interface__["data"][0], outer, nb,
+            [p.__array_interface__["data"][0] for p in parts])
+        assert spec.render_kw["rows"] == (outer > 1)
+        _host_kernel(spec, str(tmp_path))((len(parts) * bx, 1, 1),
+                                          [table.ctypes.data, *spec.tail])
+        assert out.tobytes() == want.tobytes(), bx

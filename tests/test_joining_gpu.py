@@ -347,6 +347,48 @@ def test_join_of_many_parts_alike():
             gpuarr.concatenate(bad, axis=0)
 
 
+@pytest.mark.parametrize("alike", [True, False])
+def test_join_of_many_large_parts_alike(monkeypatch, alike):
+    # parts of many chunks each (several blocks a part, the grid-stride
+    # loop, the chunk's tail), every unit width: 16-byte units (c16), odd
+    # row bytes (u1: 1-byte units), rows of the output with a division (axis
+    # 1); the general kernel (ALIKE off) must give the same bytes
+    from gpuarr import _joinkernels
+    monkeypatch.setattr(_joinkernels, "ALIKE", alike)
+    _joinkernels._RECENT_JOINS.clear()
+    k = _joining._VECTOR_BUILD + 2
+    for dt, shape in (("f4", (7, 3001)), ("u1", (3, 4097)),
+                      ("c16", (2, 1500)), ("i2", (5, 2, 1027))):
+        hosts = [rand(shape, dt) for _ in range(k)]
+        devs = [gpuarr.to_gpu(h) for h in hosts]
+        for ax in range(len(shape)):
+            poisoned((k * hosts[0].size,), dt)
+            same(gpuarr.concatenate(devs, axis=ax),
+                 np.concatenate(hosts, axis=ax))
+    _joinkernels._RECENT_JOINS.clear()
+
+
+@pytest.mark.huge
+@pytest.mark.parametrize("axis", [0, 1])
+def test_join_alike_64bit_positions(axis):
+    # parts alike whose join passes 2**31 units (1-byte units: the row
+    # bytes are odd), along axis 0 (no rows) and axis 1 (rows): the alike
+    # kernel's 64-bit path
+    k = _joining._VECTOR_BUILD
+    per = 2 ** 25 + 1
+    shape = (2, per) if axis == 1 else (2 * per,)
+    parts = [gpuarr.zeros(shape, np.uint8) + np.uint8(k + 1 - j)
+             for j in range(k)]
+    parts[-1][..., -1:] = np.uint8(200)
+    got = gpuarr.concatenate(parts, axis=axis)
+    assert got.size == 2 * per * k > 2 ** 31
+    want = np.concatenate([np.full(shape, k + 1 - j, np.uint8)
+                           for j in range(k)], axis=axis)
+    want[..., -1:] = 200
+    np.testing.assert_array_equal(got.get(), want)
+    del parts, got
+
+
 def test_concatenate_host_and_interface_inputs():
     hosts = [rand((2, 2), "f4") for _ in range(6)]
     mixed = [hosts[0], gpuarr.to_gpu(hosts[1])] + [gpuarr.to_gpu(h) for h in hosts[2:]]

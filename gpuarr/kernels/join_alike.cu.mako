@@ -1,0 +1,66 @@
+## The join of many parts alike (one shape and dtype, C-contiguous, into a
+## new C-contiguous output): part k's ``outer`` rows of ``npr`` units each
+## go to columns [k * npr, (k + 1) * npr) of the output's rows of ``rw``
+## units (one row when the join is along axis 0).  Units are the widest
+## raw width (up to 16 bytes) that every address and row length allows.
+##
+## The grid is ``nparts * bx`` blocks: block b copies part b / bx, taking
+## chunks b % bx, b % bx + bx, ... of ``block * unroll`` units, each thread
+## ``unroll`` of them, every load before any store.  The table holds the
+## parts' source addresses alone: no row search, no per-chunk reads of a
+## row's description, and few enough registers for eight blocks an SM
+## (the general joining kernel, joining.cu.mako, takes 62 a thread for its
+## switch over unit widths and casts: four blocks an SM).
+##
+## Variables (all required):
+##   name     kernel name
+##   unit     C type of a unit ("unsigned char" ... "uint4")
+##   rows     whether there are several rows (outer > 1: a division a unit)
+##   itype    index type, "int" or "long long"
+##   block    threads per block
+##   unroll   units per thread and chunk
+<% chunk = block * unroll %>\
+typedef ${itype} ga_alike_index;
+
+## (eight blocks an SM bound the registers to 32: no spills but for
+## 64-bit positions with several rows, which are left unbounded)
+extern "C" __global__ void __launch_bounds__(${block}${", %d" % (2048 // block) if itype == "int" or not rows else ""})
+${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
+        long long npr_, long long outer_, long long rw_, int nparts)
+{
+    typedef ga_alike_index I;
+    const int bx = (int)(gridDim.x / (unsigned int)nparts);
+    const int k = (int)blockIdx.x / bx;
+    const int xb = (int)blockIdx.x - k * bx;
+    const I npr = (I)npr_;
+    const I n = npr * (I)outer_;            // units of this part
+    const ${unit} *__restrict__ src = reinterpret_cast<const ${unit} *>(srcs[k]);
+    ${unit} *__restrict__ d = dst + (I)k * npr;
+% if rows:
+    const I rw = (I)rw_;
+% else:
+    (void)rw_;
+% endif
+    const I step = (I)bx * ${chunk};
+    for (I base = (I)xb * ${chunk} + (I)threadIdx.x; base < n; base += step) {
+        ${unit} v[${unroll}];
+#pragma unroll
+        for (int u = 0; u < ${unroll}; ++u) {
+            const I i = base + u * ${block};
+            if (i < n)
+                v[u] = src[i];
+        }
+#pragma unroll
+        for (int u = 0; u < ${unroll}; ++u) {
+            const I i = base + u * ${block};
+            if (i < n) {
+% if rows:
+                const I r = i / npr;
+                d[r * rw + (i - r * npr)] = v[u];
+% else:
+                d[i] = v[u];
+% endif
+            }
+        }
+    }
+}
