@@ -235,68 +235,54 @@ ${name}(long long total, const ${unit} *__restrict__ src, ${unit} *__restrict__ 
 % endif
     const ${I} nb = (${I})nb_;
     (void)nb;
-    // four independent elements per thread and step, each kind of load
-    // issued for all four before any is used: the index loads, then the
-    // source loads, then the stores (written as one loop of loads, check
-    // and store per element, ptxas waited for each element's loads before
-    // the next element's: the bounds check branches on the index, the
-    // store needs the value; random gathers are latency bound)
+    // four independent elements per thread and step: their index and
+    // source loads are in flight together (random gathers are latency
+    // bound)
     const long long stride = (long long)gridDim.x * ${block};
     for (long long i0 = (long long)blockIdx.x * ${block} + threadIdx.x; i0 < total; i0 += 4 * stride) {
-        long long off[4];
-        ${I} bq[4];
-        bool ok[4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) {
-            const long long i_ = i0 + u * stride;
-            ok[u] = i_ < total;
-            ${I} t = (${I})(ok[u] ? i_ : i0);
-            off[u] = 0;
+      for (int u = 0; u < 4; ++u) {
+        const long long i_ = i0 + u * stride;
+        if (i_ >= total) break;
+        ${I} t = (${I})i_;
+        long long off = 0;
 % for d in reversed(range(npost)):
-            off[u] += (long long)(t % (${I})qd${d}) * qs${d};
-            t /= (${I})qd${d};
+        off += (long long)(t % (${I})qd${d}) * qs${d};
+        t /= (${I})qd${d};
 % endfor
 % if npre:
-            bq[u] = t % nb;
-            t /= nb;
+        const ${I} b = t % nb;
+        t /= nb;
 % for d in reversed(range(npre)):
 % if d:
-            off[u] += (long long)(t % (${I})pd${d}) * ps${d};
-            t /= (${I})pd${d};
+        off += (long long)(t % (${I})pd${d}) * ps${d};
+        t /= (${I})pd${d};
 % else:
-            off[u] += (long long)t * ps0;
+        off += (long long)t * ps0;
 % endif
 % endfor
 % else:
-            bq[u] = t;
+        const ${I} b = t;
 % endif
-        }
 % if adv == "direct":
-        long long vq[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-            vq[u] = ok[u] ? (long long)idx[bq[u]] : 0;
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-${index_j("vq[u]", "an")}
-            if (ok[u] && badj) {
-                atomicMin(bad, (unsigned long long)bq[u]);
-                ok[u] = false;
+        {
+            const long long v = (long long)idx[b];
+${index_j("v", "an")}
+            if (badj) {
+                atomicMin(bad, (unsigned long long)b);
+                continue;
             }
-            off[u] += j * as;
+            off += j * as;
         }
 % else:
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-            if (ok[u]) off[u] += offs[bq[u]];
+        off += offs[b];
 % endif
-        ${unit} x[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-            if (ok[u]) x[u] = src[${"off[u]" if kind == "gather" else "i0 + u * stride"}];
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-            if (ok[u]) dst[${"i0 + u * stride" if kind == "gather" else "off[u]"}] = x[u];
+% if kind == "gather":
+        dst[i_] = src[off];
+% else:
+        dst[off] = src[i_];
+% endif
+      }
     }
 }
 % endif
