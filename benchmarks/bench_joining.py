@@ -32,44 +32,37 @@ def run():
     def others(fns, nbytes):
         return rivals_gbs(cp, torch, fns, nbytes)
 
-    # concatenate of 64 1-d arrays (axis 0)
-    hosts = [rng.standard_normal(PART, dtype=np.float32) for _ in range(PARTS)]
-    parts = [gpuarr.to_gpu(h) for h in hosts]
-    cparts = [cp.asarray(h) for h in hosts] if cp is not None else None
-    tparts = [torch.from_numpy(h).cuda() for h in hosts] if torch is not None else None
-    nbytes = 2 * 4 * PART * PARTS
-    ms = event_median_ms(lambda: gpuarr.concatenate(parts), ev)
-    o = others({"CuPy": cparts and (lambda: cp.concatenate(cparts)),
-                "PyTorch": tparts and (lambda: torch.cat(tparts))}, nbytes)
-    add_row("concatenate 64 x 2**20 f32, axis 0", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
-    assert np.array_equal(gpuarr.concatenate(parts).get(), np.concatenate(hosts))
+    def join_row(label, hosts, axis):
+        """One concatenate row: the 64 parts joined along ``axis`` by each
+        library, checked against numpy; returns gpuarr's parts."""
+        parts = [gpuarr.to_gpu(h) for h in hosts]
+        cps = [cp.asarray(h) for h in hosts] if cp is not None else None
+        tps = ([torch.from_numpy(h).cuda() for h in hosts]
+               if torch is not None else None)
+        nbytes = 2 * sum(h.nbytes for h in hosts)
+        ms = event_median_ms(lambda: gpuarr.concatenate(parts, axis=axis),
+                             ev)
+        o = others({"CuPy": cps and (lambda: cp.concatenate(cps, axis=axis)),
+                    "PyTorch": tps and (lambda: torch.cat(tps, dim=axis))},
+                   nbytes)
+        add_row(label, "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
+        assert np.array_equal(gpuarr.concatenate(parts, axis=axis).get(),
+                              np.concatenate(hosts, axis=axis))
+        return parts, cps, tps
 
+    # concatenate of 64 1-d arrays (axis 0)
+    parts, cparts, tparts = join_row("concatenate 64 x 2**20 f32, axis 0",
+                                     [rng.standard_normal(PART, dtype=np.float32)
+                                      for _ in range(PARTS)], 0)
     # issue 13's row: 64 arrays of 2**22 (2 GiB moved: the per-call host
     # time is a few percent of it, the kernel the rest)
-    big = [rng.standard_normal(BIG, dtype=np.float32) for _ in range(PARTS)]
-    bparts = [gpuarr.to_gpu(h) for h in big]
-    cbig = [cp.asarray(h) for h in big] if cp is not None else None
-    tbig = [torch.from_numpy(h).cuda() for h in big] if torch is not None else None
-    nbytes = 2 * 4 * BIG * PARTS
-    ms = event_median_ms(lambda: gpuarr.concatenate(bparts), ev)
-    o = others({"CuPy": cbig and (lambda: cp.concatenate(cbig)),
-                "PyTorch": tbig and (lambda: torch.cat(tbig))}, nbytes)
-    add_row("concatenate 64 x 2**22 f32, axis 0", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
-    assert np.array_equal(gpuarr.concatenate(bparts).get(), np.concatenate(big))
-    del bparts, cbig, tbig, big
-
+    join_row("concatenate 64 x 2**22 f32, axis 0",
+             [rng.standard_normal(BIG, dtype=np.float32)
+              for _ in range(PARTS)], 0)
     # concatenate of 64 (1024, 256) arrays along axis 1
-    hosts2 = [rng.standard_normal((ROWS, COLS), dtype=np.float32) for _ in range(PARTS)]
-    parts2 = [gpuarr.to_gpu(h) for h in hosts2]
-    cparts2 = [cp.asarray(h) for h in hosts2] if cp is not None else None
-    tparts2 = [torch.from_numpy(h).cuda() for h in hosts2] if torch is not None else None
-    nbytes = 2 * 4 * ROWS * COLS * PARTS
-    ms = event_median_ms(lambda: gpuarr.concatenate(parts2, axis=1), ev)
-    o = others({"CuPy": cparts2 and (lambda: cp.concatenate(cparts2, axis=1)),
-                "PyTorch": tparts2 and (lambda: torch.cat(tparts2, dim=1))}, nbytes)
-    add_row("concatenate 64 x (1024,256) f32, axis 1", "GB/s", gbs(nbytes, ms), o, nbytes, "higher")
-    assert np.array_equal(gpuarr.concatenate(parts2, axis=1).get(),
-                          np.concatenate(hosts2, axis=1))
+    join_row("concatenate 64 x (1024,256) f32, axis 1",
+             [rng.standard_normal((ROWS, COLS), dtype=np.float32)
+              for _ in range(PARTS)], 1)
 
     # concatenate of 64 small arrays: the per-call cost, wall clock
     small = [p[:1024] for p in parts]
@@ -83,7 +76,7 @@ def run():
         tsmall = [t[:1024] for t in tparts]
         o["PyTorch"] = wall_per_call(lambda: torch.cat(tsmall), torch.cuda.synchronize, n=2000)
     add_row("concatenate 64 x 1024 f32 (per call, wall)", "us", us, o)
-    del parts, cparts, tparts, parts2, cparts2, tparts2
+    del parts, cparts, tparts
 
     # take: 2**26 random int64 indices into 2**26 f32
     host_a = rng.standard_normal(NT, dtype=np.float32)
