@@ -3,8 +3,9 @@ kernels (``index.cu.mako``'s ``gather``/``scatter`` through one index
 array read directly, ``index_at.cu.mako`` with and without its own index
 check) run on the host (tests/_cuda_host.py: the rendered kernels,
 unchanged, against an emulation of the CUDA they use).  Each thread takes
-four positions a step (loads of all four before any use); the grids here
-are small, so every thread loops, and the sizes end inside a step.
+four positions a step (the gather and scatter one after another, add.at
+with all four's loads before any use); the grids here are small, so every
+thread loops, and the sizes end inside a step.
 Results equal numpy's ``take``, ``put`` and ``add.at``; a bad index is
 skipped and the first bad position lands in the flag word."""
 import ctypes
