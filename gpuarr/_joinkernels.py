@@ -557,8 +557,9 @@ def _alike_join_spec(out_ptr, outer, part_bytes, sources):
     w = x & -x
     npr = part_bytes // w
     rw = npr * nparts
-    # 64-bit positions when a part's units, or the output's, come within
-    # half of 2**31 (base + step stays below 2**31 otherwise)
+    # 64-bit positions when the output's units come within half of 2**31
+    # (positions, chunk numbers and a grid's step past them stay below
+    # 2**31 otherwise)
     wide = outer * rw > _layout.INT32_MAX // 2
     itype = "long long" if wide else "int"
     spec = KernelSpec("join_alike.cu.mako")
