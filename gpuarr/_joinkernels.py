@@ -387,6 +387,19 @@ _RECENT_MAX = 8
 _RECENT_LOCK = threading.Lock()
 
 
+def _recent(key, build, *args):
+    """``build(*args)``, or its result kept under ``key`` among the last
+    :data:`_RECENT_MAX` joins'."""
+    got = _RECENT_JOINS.get(key)
+    if got is None:
+        got = build(*args)
+        with _RECENT_LOCK:
+            if len(_RECENT_JOINS) >= _RECENT_MAX:
+                _RECENT_JOINS.pop(next(iter(_RECENT_JOINS)), None)
+            _RECENT_JOINS[key] = got
+    return got
+
+
 def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
     """:func:`copy_spec` of a join whose output and parts are all
     C-contiguous of one dtype, built with a few numpy operations instead of
@@ -414,16 +427,9 @@ def contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
         kept and returned again for the same arguments (neither is to be
         modified).
     """
-    key = (out_dtype, out_ptr, outer, row_bytes, tuple(parts))
-    got = _RECENT_JOINS.get(key)
-    if got is None:
-        got = _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes,
-                                    parts)
-        with _RECENT_LOCK:
-            if len(_RECENT_JOINS) >= _RECENT_MAX:
-                _RECENT_JOINS.pop(next(iter(_RECENT_JOINS)), None)
-            _RECENT_JOINS[key] = got
-    return got
+    return _recent((out_dtype, out_ptr, outer, row_bytes, tuple(parts)),
+                   _contiguous_join_spec, out_dtype, out_ptr, outer,
+                   row_bytes, parts)
 
 
 def _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
@@ -537,15 +543,8 @@ def alike_join_spec(out_ptr, outer, part_bytes, sources):
         units per output row, parts).  The last :data:`_RECENT_MAX`
         results are kept as :func:`contiguous_join_spec`'s are.
     """
-    key = ("alike", out_ptr, outer, part_bytes, tuple(sources))
-    got = _RECENT_JOINS.get(key)
-    if got is None:
-        got = _alike_join_spec(out_ptr, outer, part_bytes, sources)
-        with _RECENT_LOCK:
-            if len(_RECENT_JOINS) >= _RECENT_MAX:
-                _RECENT_JOINS.pop(next(iter(_RECENT_JOINS)), None)
-            _RECENT_JOINS[key] = got
-    return got
+    return _recent(("alike", out_ptr, outer, part_bytes, tuple(sources)),
+                   _alike_join_spec, out_ptr, outer, part_bytes, sources)
 
 
 def _alike_join_spec(out_ptr, outer, part_bytes, sources):
