@@ -519,7 +519,7 @@ def ufunc_at(name, a, indices, b=None):
     if negate:
         _ufunc.apply("negative", (vals,), out=vals)
     view = sel.view
-    if sel.direct is not None and _scratch_at(view, sel):
+    if sel.direct is not None and _scratch_pays(view, sel):
         _at_scratch(op, view, sel, vals)
         return
     if sel.direct is not None:
@@ -547,7 +547,7 @@ def _at_launch(op, view, sel, vals, mid, idt, checked=False):
     _ik.function(spec).prepared_call(_ik.grid(vals.size), spec.block, *args)
 
 
-def _scratch_at(view, sel):
+def _scratch_pays(view, sel):
     """Whether a ufunc.at through one index array scatters into a scratch
     copy of the view, checking the indices as it goes (:func:`_at_scratch`):
     when the two copies of the view move less than a separate check pass
