@@ -15,8 +15,8 @@ them) and compiled once per context by :func:`function`:
     of arrays share it.
 ``join_alike.cu.mako`` (:func:`alike_join_spec`)
     The usual join of many parts of one shape and dtype, C-contiguous,
-    into a new array: the table holds only the parts' addresses, a block
-    copies one part's chunks.
+    into a new array: the table holds only the parts' addresses, the
+    blocks take the chunks of all parts in order.
 ``take.cu.mako`` (:func:`take_spec`)
     Gathers (``take``) and scatters (``put``) through an integer index
     array for up to :data:`NVEC` arrays per launch, values moved as raw
@@ -494,9 +494,8 @@ def _contiguous_join_spec(out_dtype, out_ptr, outer, row_bytes, parts):
 def join_grid(spec):
     """The persistent grid of a :func:`copy_spec` launch in the current
     context: at most :data:`BLOCKS_PER_SM` blocks per multiprocessor, and
-    no more than the chunks; of an :func:`alike_join_spec` launch, the
-    same number of blocks for each part (``bx``, at least one), about
-    :data:`BLOCKS_PER_SM` an SM in all and no more than a part's chunks.
+    no more than the chunks (for an :func:`alike_join_spec` launch, the
+    chunks of all parts together).
 
     Returns
     -------
@@ -505,10 +504,10 @@ def join_grid(spec):
     nsm = _state().nsm
     if spec.path == "join_alike":
         _, npr, outer, _, nparts = spec.tail
-        chunks = -(-(npr * outer) // (BLOCK * UNROLL))
-        bx = max(1, min(chunks, -(-nsm * BLOCKS_PER_SM // nparts)))
-        return (nparts * bx, 1, 1)
-    return (max(1, min(spec.tail[1], nsm * BLOCKS_PER_SM)), 1, 1)
+        chunks = -(-(npr * outer) // (BLOCK * UNROLL)) * nparts
+    else:
+        chunks = spec.tail[1]
+    return (max(1, min(chunks, nsm * BLOCKS_PER_SM)), 1, 1)
 
 
 #: the raw units of the alike join, by width in bytes
@@ -557,8 +556,9 @@ def _alike_join_spec(out_ptr, outer, part_bytes, sources):
     w = x & -x
     npr = part_bytes // w
     rw = npr * nparts
-    # 64-bit positions when a part's units, or the output's, come within
-    # half of 2**31 (base + step stays below 2**31 otherwise)
+    # 64-bit positions when the output's units come within half of 2**31
+    # (positions, chunk numbers and a grid's step past them stay below
+    # 2**31 otherwise)
     wide = outer * rw > _layout.INT32_MAX // 2
     itype = "long long" if wide else "int"
     spec = KernelSpec("join_alike.cu.mako")

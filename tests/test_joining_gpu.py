@@ -349,8 +349,8 @@ def test_join_of_many_parts_alike():
 
 @pytest.mark.parametrize("alike", [True, False])
 def test_join_of_many_large_parts_alike(monkeypatch, alike):
-    # parts of many chunks each (several blocks a part, the grid-stride
-    # loop, the chunk's tail), every unit width: 16-byte units (c16), odd
+    # parts of many chunks each (the grid's loop over all parts' chunks,
+    # a part's last chunk ending inside it), every unit width: 16-byte units (c16), odd
     # row bytes (u1: 1-byte units), rows of the output with a division (axis
     # 1); the general kernel (ALIKE off) must give the same bytes
     from gpuarr import _joinkernels

@@ -4,13 +4,17 @@
 ## units (one row when the join is along axis 0).  Units are the widest
 ## raw width (up to 16 bytes) that every address and row length allows.
 ##
-## The grid is ``nparts * bx`` blocks: block b copies part b / bx, taking
-## chunks b % bx, b % bx + bx, ... of ``block * unroll`` units, each thread
-## ``unroll`` of them, every load before any store.  The table holds the
-## parts' source addresses alone: no row search, no per-chunk reads of a
-## row's description, and few enough registers for eight blocks an SM
-## (the general joining kernel, joining.cu.mako, takes 62 a thread for its
-## switch over unit widths and casts: four blocks an SM).
+## The blocks take chunks of ``block * unroll`` units in the join's order
+## (part 0's chunks, then part 1's, ...), block b the chunks b, b + grid,
+## ..., each thread ``unroll`` units of a chunk, every load before any
+## store.  So the blocks resident at a time copy a window of neighbouring
+## chunks (DRAM pages read and written in order, as one long copy does),
+## and every block has the same share whatever the number of parts (no
+## second wave of blocks).  The table holds the parts' source addresses
+## alone: no row search, no per-chunk reads of a row's description, and
+## few enough registers for eight blocks an SM (the general joining
+## kernel, joining.cu.mako, takes 62 a thread for its switch over unit
+## widths and casts: four blocks an SM).
 ##
 ## Variables (all required):
 ##   name     kernel name
@@ -29,20 +33,28 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         long long npr_, long long outer_, long long rw_, int nparts)
 {
     typedef ga_alike_index I;
-    const int bx = (int)(gridDim.x / (unsigned int)nparts);
-    const int k = (int)blockIdx.x / bx;
-    const int xb = (int)blockIdx.x - k * bx;
     const I npr = (I)npr_;
-    const I n = npr * (I)outer_;            // units of this part
-    const ${unit} *__restrict__ src = reinterpret_cast<const ${unit} *>(srcs[k]);
-    ${unit} *__restrict__ d = dst + (I)k * npr;
+    const I n = npr * (I)outer_;            // units of a part
+    const I cpp = (n + ${chunk - 1}) / ${chunk};     // chunks of a part
+    const I total = cpp * (I)nparts;
 % if rows:
     const I rw = (I)rw_;
 % else:
     (void)rw_;
 % endif
-    const I step = (I)bx * ${chunk};
-    for (I base = (I)xb * ${chunk} + (I)threadIdx.x; base < n; base += step) {
+    // chunk c is chunk xb of part k; the step is gridDim.x chunks (the
+    // part found by subtraction: no division a chunk)
+    int k = (int)((I)blockIdx.x / cpp);
+    I xb = (I)blockIdx.x - (I)k * cpp;
+    for (I c = (I)blockIdx.x; c < total; c += (I)gridDim.x) {
+        while (xb >= cpp) {
+            xb -= cpp;
+            ++k;
+        }
+        const I base = xb * ${chunk} + (I)threadIdx.x;
+        xb += (I)gridDim.x;
+        const ${unit} *__restrict__ src = reinterpret_cast<const ${unit} *>(srcs[k]);
+        ${unit} *__restrict__ d = dst + (I)k * npr;
         ${unit} v[${unroll}];
 #pragma unroll
         for (int u = 0; u < ${unroll}; ++u) {
