@@ -514,8 +514,8 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
     n = idx.size
     if not n or not srcs:
         return
-    spec = _jk.take_spec(kind, srcs[0].dtype.itemsize, idx.dtype, mode)
-    fn = _jk.function(spec)
+    isz = srcs[0].dtype.itemsize
+    fns = {}
     grid = _jk.gather_grid(n)
     bad = None
     if mode == "raise":
@@ -526,7 +526,6 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
             _drv.memset_d8_async(bad.ptr, 0xFF, 8, stream)
     nv = _jk.NVEC
     pad = [0] * nv
-    isz = srcs[0].dtype.itemsize
     for start, stop in _jk.gather_groups(
             [isz * sz for sz in sizes] if kind == "take"
             else [d.nbytes for d in dsts]):
@@ -539,7 +538,12 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
         args += list(sizes[start:stop]) + [1] * (nv - m)
         if kind == "put":
             args += list(nvals[start:stop]) + pad[m:]
-        fn.prepared_async_call(grid, spec.block, stream, *args)
+        fn = fns.get(m == 1)
+        if fn is None:
+            # one array a launch has its own kernel (more loads in flight)
+            spec = _jk.take_spec(kind, isz, idx.dtype, mode, m == 1)
+            fn = fns[m == 1] = _jk.function(spec)
+        fn.prepared_async_call(grid, (_jk.BLOCK, 1, 1), stream, *args)
     if bad is None:
         return
     host = np.empty(1, _U64)

@@ -36,7 +36,8 @@ from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
-__all__ = ["BLOCK", "UNROLL", "NVEC", "copy_spec", "take_spec", "function",
+__all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_BATCH",
+           "GATHER_L2_SHARE", "copy_spec", "take_spec", "function",
            "gather_grid", "gather_groups", "join_grid", "contiguous_join_spec",
            "alike_join_spec", "ALIKE",
            "upload", "NO_BAD", "STAGING_SLOTS",
@@ -55,6 +56,11 @@ SHARED_ROWS = 1024
 ALIKE = True
 #: arrays per launch of a take/put kernel
 NVEC = 16
+#: indices a thread of a one-array take launch handles per step (loads in
+#: flight), for items up to 4 bytes (wider items: proportionally fewer)
+TAKE_BATCH = 1
+#: the share of the L2 cache one take/put launch's gathered arrays fill
+GATHER_L2_SHARE = 0.5
 #: the "no bad index" value of a take/put kernel's flag word (all ones)
 NO_BAD = (1 << 64) - 1
 #: page-locked staging slots for joining tables, per context
@@ -187,7 +193,7 @@ def gather_groups(nbytes):
     list of (int, int)
         ``(start, stop)`` index ranges covering ``range(len(nbytes))``.
     """
-    cap = _state().l2 // 2
+    cap = int(_state().l2 * GATHER_L2_SHARE)
     groups = []
     start, total = 0, 0
     for k, b in enumerate(nbytes):
@@ -575,7 +581,7 @@ def _alike_join_spec(out_ptr, outer, part_bytes, sources):
     return spec, table
 
 
-def take_spec(kind, itemsize, index_dtype, mode="raise"):
+def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     """The take or put kernel for elements of ``itemsize`` bytes.
 
     Parameters
@@ -587,6 +593,10 @@ def take_spec(kind, itemsize, index_dtype, mode="raise"):
         bool or an integer dtype.
     mode : {"raise", "wrap", "clip"}
         numpy's handling of indices out of range.
+    single : bool
+        Whether the launches move one array each (``m == 1``; the other
+        arrays' parameters are passed but not read): such a take handles
+        :data:`TAKE_BATCH` indices a thread per step.
 
     Returns
     -------
@@ -619,11 +629,16 @@ def take_spec(kind, itemsize, index_dtype, mode="raise"):
         raise TypeError("indices of dtype %s are not integers" % idt)
     spec = KernelSpec("take.cu.mako")
     spec.path = kind
-    spec.kkey = (kind, itemsize, idt, mode)
+    single = bool(single)
+    # TAKE_BATCH is for items up to 4 bytes; wider ones take fewer (the
+    # values' registers, under the bound of 32 a thread)
+    batch = (max(1, TAKE_BATCH * 4 // max(4, itemsize))
+             if kind == "take" and single else 1)
+    spec.kkey = (kind, itemsize, idt, mode, single, batch)
     spec.name = "gpuarr_%s" % kind
     spec.render_kw = dict(name=spec.name, kind=kind, unit=_UNITS[itemsize],
                           idx_t=_dtypes.ctype(idt), mode=mode, nvec=NVEC,
-                          block=BLOCK)
+                          block=BLOCK, single=single, batch=batch)
     spec.chars = "PqPi" + "P" * (2 * NVEC) + "q" * (
         NVEC * (2 if kind == "put" else 1))
     spec.block = (BLOCK, 1, 1)

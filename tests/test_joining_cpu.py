@@ -61,8 +61,10 @@ def test_join_kernel_compiles_for_every_source_dtype(out_dt):
 
 
 @needs_compiler
+@pytest.mark.parametrize("batch", [1, 4])
 @pytest.mark.parametrize("kind", ["take", "put"])
-def test_take_put_kernels_compile(kind):
+def test_take_put_kernels_compile(kind, batch, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
     # each index dtype, item size and mode at least once (the three are
     # independent parts of the source)
     combos = {(isz, idt, mode)
@@ -71,8 +73,9 @@ def test_take_put_kernels_compile(kind):
                                  ("raise", "wrap", "clip")[k % 3])]}
     combos |= {(isz, np.dtype("i8"), mode) for isz in (1, 2, 4, 8, 16)
                for mode in ("raise", "wrap", "clip")}
-    specs = [jk.take_spec(kind, isz, idt, mode)
-             for isz, idt, mode in sorted(combos, key=str)]
+    specs = [jk.take_spec(kind, isz, idt, mode, single)
+             for isz, idt, mode in sorted(combos, key=str)
+             for single in (False, True)]
     COMPILE(_batch(specs))
 
 
@@ -307,6 +310,8 @@ class TakeEmu:
         kw, nv = self.kw, self.kw["nvec"]
         LAUNCHES.append((kw["kind"], m))
         assert 1 <= m <= nv and len(rest) == nv * (4 if kw["kind"] == "put" else 3)
+        # the one-array kernel reads only the first array's parameters
+        assert kw["single"] == (m == 1), (kw["single"], m)
         unit = np.dtype("V%d" % self.isz)
         idx = np.empty(n, self.idt)
         drv.memcpy_dtoh(idx, idx_ptr)
@@ -1010,13 +1015,22 @@ def test_host_run_join_kernel_strided_out_many_blocks(tmp_path):
 def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
     """The take/put kernel run on the host, its arguments as
     gpuarr._joining passes them; returns the bad-index flag word."""
-    spec = jk.take_spec(kind, arrays[0].dtype.itemsize, idx.dtype, mode)
-    launch = _host_kernel(spec, tmp)
+    launches = {}
     nv = jk.NVEC
     bad = np.array([jk.NO_BAD], np.uint64)
-    for start in range(0, len(arrays), nv):
-        s, d = arrays[start:start + nv], outs[start:start + nv]
+    # groups of NVEC, then the last arrays one a launch (the one-array
+    # kernel, as gpuarr._joining launches it for arrays too large to share)
+    groups = [(k, k + nv) for k in range(0, len(arrays) - 3, nv)]
+    groups += [(k, k + 1) for k in range(groups[-1][1] if groups else 0,
+                                          len(arrays))]
+    for start, stop in groups:
+        s, d = arrays[start:stop], outs[start:stop]
         m = len(s)
+        one = m == 1
+        if one not in launches:
+            launches[one] = _host_kernel(jk.take_spec(
+                kind, arrays[0].dtype.itemsize, idx.dtype, mode, one), tmp)
+        launch = launches[one]
         pad = [0] * (nv - m)
         args = [idx.ctypes.data, idx.size, bad.ctypes.data, m]
         args += [x.ctypes.data for x in s] + pad
@@ -1030,8 +1044,10 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
 
 
 @needs_cxx
+@pytest.mark.parametrize("batch", [1, 4])
 @pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
-def test_host_run_take_and_put_kernels(idt, tmp_path):
+def test_host_run_take_and_put_kernels(idt, batch, tmp_path, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
     rng = np.random.default_rng(9)
     tmp = str(tmp_path)
     for dt in ("u1", "f2", "i4", "f8", "c16"):

@@ -528,6 +528,47 @@ def test_take_modes_and_out_of_range():
                     mode="wrap")
 
 
+@pytest.mark.parametrize("batch", [1, 2, 4, 8])
+def test_take_batches_of_indices_a_thread(batch, monkeypatch):
+    # the one-array take kernel at each TAKE_BATCH (indices a thread a
+    # step), every unit width, sizes that leave partial steps, every mode,
+    # the first bad index found wherever it falls in a step
+    from gpuarr import _joinkernels as jk
+    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
+    for dt in ("u1", "f2", "f4", "f8", "c16"):
+        h = rand((3001,), dt)
+        a = gpuarr.to_gpu(h)
+        for n in (1, 255, 257, 4099, 70001):
+            ih = _indices(n, h.size, "i8")
+            out = poisoned((n,), dt)
+            assert gpuarr.take(a, gpuarr.to_gpu(ih), out=out) is out
+            same(out, np.take(h, ih))
+        wild = _rng.integers(-10 ** 6, 10 ** 6, 9000)
+        for mode in ("wrap", "clip"):
+            same(gpuarr.take(a, gpuarr.to_gpu(wild), mode=mode),
+                 h[wild % h.size] if mode == "wrap"
+                 else np.take(h, wild, mode=mode))
+        for first in (0, 1, 256, 1023, 8999):
+            bad = _indices(9000, h.size, "i4")
+            bad[first:][::7] = 3001
+            bad[first] = -3002
+            with pytest.raises(IndexError) as want:
+                np.take(h, bad)
+            with pytest.raises(IndexError) as got:
+                gpuarr.take(a, gpuarr.to_gpu(bad))
+            assert str(got.value) == str(want.value)
+    # multi_take with one array a launch (the one-array kernel) and with
+    # the arrays shared out (the 16-array kernel) in one call
+    hosts = [rand((500 + 9 * k,), "f4") for k in range(MANY)]
+    ih = _indices(5000, 500, "i8")
+    for share in (1e-9, 0.5):
+        monkeypatch.setattr(jk, "GATHER_L2_SHARE", share)
+        got = gpuarr.multi_take([gpuarr.to_gpu(x) for x in hosts],
+                                gpuarr.to_gpu(ih))
+        for g, x in zip(got, hosts):
+            same(g, np.take(x, ih))
+
+
 @pytest.mark.parametrize("dt", ["b1", "u1", "i2", "f2", "f4", "i8", "c8", "c16"])
 def test_multi_take_many_arrays(dt):
     hosts = [rand((50 + k,), dt) for k in range(MANY)]

@@ -19,9 +19,16 @@
 ##   mode    "raise", "wrap" or "clip"
 ##   nvec    arrays per launch (parameters; the first ``m`` are used)
 ##   block   threads per block
+##   single  whether the launch moves one array (m == 1: the other
+##           arrays' parameters are left unread)
+##   batch   indices a thread takes per step of its loop, every index and
+##           value of a step loaded before its stores (more loads in
+##           flight a thread), for single takes (1 otherwise: with 16
+##           arrays the compiler keeps every array's addressing in
+##           registers, 96 a thread at a batch of 4)
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
 
-extern "C" __global__ void __launch_bounds__(${block})
+extern "C" __global__ void __launch_bounds__(${block}${", %d" % (2048 // block) if batch > 1 else ""})
 ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, int m\
 % for v in range(nvec):
 , const ${unit} *__restrict__ src${v}\
@@ -40,12 +47,13 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
 )
 {
     (void)bad;
+% if batch == 1:
     const long long stride = (long long)gridDim.x * ${block};
     for (long long i = (long long)blockIdx.x * ${block} + threadIdx.x; i < n; i += stride) {
         // numpy converts the index to intp first: unsigned 64-bit values
         // past 2**63 - 1 become negative
         const long long k = (long long)idx[i];
-% for v in range(nvec):
+% for v in range(1 if single else nvec):
         if (${v} < m${" && nval%d > 0" % v if kind == "put" else ""}) {
 % if mode == "raise":
             const long long j = k < 0 ? k + size${v} : k;
@@ -69,4 +77,44 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
         }
 % endfor
     }
+% else:
+    const long long stride = (long long)gridDim.x * ${block * batch};
+    for (long long i0 = (long long)blockIdx.x * ${block * batch} + threadIdx.x; i0 < n; i0 += stride) {
+        long long k[${batch}];
+#pragma unroll
+        for (int u = 0; u < ${batch}; ++u) {
+            const long long i = i0 + u * ${block};
+            k[u] = i < n ? (long long)idx[i] : 0;
+        }
+% for v in range(1 if single else nvec):
+        if (${v} < m) {
+            ${unit} val[${batch}];
+            bool ok[${batch}];
+#pragma unroll
+            for (int u = 0; u < ${batch}; ++u) {
+                const long long i = i0 + u * ${block};
+% if mode == "raise":
+                const long long j = k[u] < 0 ? k[u] + size${v} : k[u];
+                ok[u] = i < n && (unsigned long long)j < (unsigned long long)size${v};
+                if (i < n && !ok[u])
+                    atomicMin(bad, (unsigned long long)i);
+% elif mode == "wrap":
+                long long j = k[u] % size${v};
+                if (j < 0) j += size${v};
+                ok[u] = i < n;
+% else:
+                const long long j = k[u] < 0 ? 0 : (k[u] >= size${v} ? size${v} - 1 : k[u]);
+                ok[u] = i < n;
+% endif
+                if (ok[u])
+                    val[u] = src${v}[j];
+            }
+#pragma unroll
+            for (int u = 0; u < ${batch}; ++u)
+                if (ok[u])
+                    dst${v}[i0 + u * ${block}] = val[u];
+        }
+% endfor
+    }
+% endif
 }

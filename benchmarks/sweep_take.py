@@ -1,0 +1,108 @@
+"""Sweep of the take kernel of ``gpuarr.take`` and ``gpuarr.multi_take``
+on the GPU machine: indices a thread handles per step of a one-array
+launch (``_joinkernels.TAKE_BATCH``) and the share of the L2 cache one
+launch's gathered arrays may fill (``_joinkernels.GATHER_L2_SHARE``: 0.5
+launches the 16 MB arrays of the multi_take row one at a time, 0.75 two
+at a time).  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
+float32, one int64 index array of 2**22, negative indices too) and take of
+2**26 float32 (int64 indices, mode="raise") from an array of 2**26 (its
+gathers miss in L2) and of 2**22 (they hit), beside CuPy's and PyTorch's
+in the same process, each call between two events (medians).
+
+    python benchmarks/sweep_take.py [batch:share ...]
+    (default 1:0.5 2:0.5 4:0.5 1:0.75 4:0.75)
+"""
+import sys
+
+import numpy as np
+
+from common import (cupy_events, event_median_ms, gpuarr_events, rivals,
+                    torch_events)
+
+NMULTI = 16
+NM = 2 ** 22
+
+
+def _gbs(nbytes, ms):
+    return nbytes / (ms * 1e-3) / 1e9
+
+
+def main():
+    import gpuarr
+    import gpuarr.autoinit  # noqa: F401
+    from gpuarr import _joinkernels as jk
+
+    configs = [(int(b), float(s)) for b, s in
+               (a.split(":") for a in sys.argv[1:]
+                or ["1:0.5", "2:0.5", "4:0.5", "1:0.75", "4:0.75"])]
+    cp, torch = rivals()
+    ev = gpuarr_events()
+    rng = np.random.default_rng(5)
+    rows = []
+
+    hosts = [rng.standard_normal(NM, dtype=np.float32)
+             for _ in range(NMULTI)]
+    host_i = rng.integers(-NM, NM, NM, dtype=np.int64)
+    arrs, idx = [gpuarr.to_gpu(h) for h in hosts], gpuarr.to_gpu(host_i)
+    nbytes = 8 * NM + NMULTI * 2 * 4 * NM
+    theirs = {}
+    if cp is not None:
+        ca, ci = [cp.asarray(h) for h in hosts], cp.asarray(host_i % NM)
+        theirs["CuPy"] = _gbs(nbytes, event_median_ms(
+            lambda: [cp.take(x, ci) for x in ca], cupy_events()))
+        del ca, ci
+    if torch is not None:
+        ta = [torch.from_numpy(h).cuda() for h in hosts]
+        ti = torch.from_numpy(host_i % NM).cuda()
+        theirs["PyTorch"] = _gbs(nbytes, event_median_ms(
+            lambda: [torch.take(x, ti) for x in ta], torch_events()))
+        del ta, ti
+
+    def multi():
+        got = gpuarr.multi_take(arrs, idx)
+        for g, h in zip(got, hosts):
+            assert np.array_equal(g.get(), np.take(h, host_i))
+        return _gbs(nbytes, event_median_ms(
+            lambda: gpuarr.multi_take(arrs, idx), ev))
+    rows.append(("multi_take 16 x 2**22 f32", multi, theirs))
+
+    for size in (2 ** 26, 2 ** 22):
+        host_a = rng.standard_normal(size, dtype=np.float32)
+        host_t = rng.integers(-size, size, 2 ** 26, dtype=np.int64)
+        a, t = gpuarr.to_gpu(host_a), gpuarr.to_gpu(host_t)
+        nb = 2 ** 26 * (8 + 4 + 4)
+        theirs = {}
+        if cp is not None:
+            ca, ct = cp.asarray(host_a), cp.asarray(host_t % size)
+            theirs["CuPy"] = _gbs(nb, event_median_ms(
+                lambda: cp.take(ca, ct), cupy_events()))
+            del ca, ct
+        if torch is not None:
+            ta = torch.from_numpy(host_a).cuda()
+            tt = torch.from_numpy(host_t % size).cuda()
+            theirs["PyTorch"] = _gbs(nb, event_median_ms(
+                lambda: torch.take(ta, tt), torch_events()))
+            del ta, tt
+
+        def one(a=a, t=t, host_a=host_a, host_t=host_t, nb=nb):
+            assert np.array_equal(gpuarr.take(a, t).get(),
+                                  np.take(host_a, host_t))
+            return _gbs(nb, event_median_ms(lambda: gpuarr.take(a, t), ev))
+        rows.append(("take 2**26 f32 from 2**%d" % (size.bit_length() - 1),
+                     one, theirs))
+
+    b0, s0 = jk.TAKE_BATCH, jk.GATHER_L2_SHARE
+    for label, fn, theirs in rows:
+        print("%s: %s" % (label, ", ".join(
+            "%s %.1f GB/s" % kv for kv in theirs.items())))
+        for batch, share in configs:
+            jk.TAKE_BATCH, jk.GATHER_L2_SHARE = batch, share
+            try:
+                print("  gpuarr batch %d, L2 share %.2f: %.1f GB/s"
+                      % (batch, share, fn()))
+            finally:
+                jk.TAKE_BATCH, jk.GATHER_L2_SHARE = b0, s0
+
+
+if __name__ == "__main__":
+    main()
