@@ -3,7 +3,8 @@ units a thread moves per chunk (``_joinkernels.UNROLL``) and blocks an SM
 of its grid (``_joinkernels.BLOCKS_PER_SM``), and which kernel joins the
 parts alike (``_joinkernels.ALIKE``: ``join_alike.cu.mako``, or the
 general ``joining.cu.mako`` when false), on the join of 64
-float32 arrays of 2**20 and of 2**22 elements along axis 0.  Each row
+float32 arrays of 2**20 and of 2**22 elements along axis 0, and of
+(1024, 256) along axis 1.  Each row
 gives two times: one call between two events (what ``run.py joining``
 times: the call's host work and the kernel in series) and 20 calls back to
 back between two events, per call (the kernel's own rate, the host's work
@@ -11,7 +12,11 @@ hidden behind the previous kernel).  Beside them, in the same process:
 PyTorch's ``torch.cat``, and one ``cuMemcpyDtoD`` of the joined bytes (the
 copy ceiling), and 64 ``cuMemcpyDtoDAsync`` (one a part).
 
-    python benchmarks/sweep_join.py [unroll:blocks:alike|general ...]
+The alike kernel's launch bound follows the blocks an SM (8: 32
+registers a thread, 4: 64), and a fourth field ``cs`` turns on its
+streaming hints (``_joinkernels.ALIKE_HINTS``).
+
+    python benchmarks/sweep_join.py [unroll:blocks:alike|general[:cs] ...]
     (default 4:8:alike 4:8:general 8:8:alike 4:16:alike 2:16:alike
     8:4:alike)
 """
@@ -49,19 +54,24 @@ def main():
                             "4:16:alike", "2:16:alike", "8:4:alike"]
     pairs = []
     for a in args:
-        u, b, kind = a.split(":")
-        pairs.append((int(u), int(b), kind == "alike"))
+        u, b, kind, *hint = a.split(":")
+        pairs.append((int(u), int(b), kind == "alike", hint == ["cs"]))
     _, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(11)
-    u0, b0, a0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE
-    for part in (2 ** 20, 2 ** 22):
-        hosts = [rng.standard_normal(part, dtype=np.float32)
+    u0, b0, a0, h0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE, jk.ALIKE_HINTS
+    for shape, axis in (((2 ** 20,), 0), ((2 ** 22,), 0), ((1024, 256), 1)):
+        part = int(np.prod(shape))
+        hosts = [rng.standard_normal(shape, dtype=np.float32)
                  for _ in range(PARTS)]
-        want = np.concatenate(hosts)
+        want = np.concatenate(hosts, axis=axis).ravel()
         parts = [gpuarr.to_gpu(h) for h in hosts]
         nbytes = 2 * 4 * part * PARTS
-        label = "64 x 2**%d f32" % (part.bit_length() - 1)
+        label = ("64 x 2**%d f32" % (part.bit_length() - 1) if axis == 0
+                 else "64 x %s f32, axis %d" % (shape, axis))
+
+        def join():
+            return gpuarr.concatenate(parts, axis=axis)
 
         def gbs(ms):
             return nbytes / (ms * 1e-3) / 1e9
@@ -79,29 +89,34 @@ def main():
         print("%s  64 cuMemcpyDtoDAsync: per call %.1f GB/s, back to back "
               "%.1f GB/s" % (label, gbs(event_median_ms(each, ev)),
                              gbs(_batch_ms(each, ev))))
-        assert np.array_equal(out.get(), want)
+        if axis == 0:
+            assert np.array_equal(out.get(), want)
         del out, src
         if torch is not None:
             tp = [torch.from_numpy(h).cuda() for h in hosts]
             tev = torch_events()
+            def tcat():
+                return torch.cat(tp, dim=axis)
             print("%s  torch.cat: per call %.1f GB/s, back to back %.1f GB/s"
-                  % (label, gbs(event_median_ms(lambda: torch.cat(tp), tev)),
-                     gbs(_batch_ms(lambda: torch.cat(tp), tev))))
+                  % (label, gbs(event_median_ms(tcat, tev)),
+                     gbs(_batch_ms(tcat, tev))))
             del tp
-        for unroll, bps, alike in pairs:
-            jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = unroll, bps, alike
+        for unroll, bps, alike, hints in pairs:
+            jk.UNROLL, jk.BLOCKS_PER_SM = unroll, bps
+            jk.ALIKE, jk.ALIKE_HINTS = alike, hints
             jk._RECENT_JOINS.clear()
             try:
-                got = gpuarr.concatenate(parts).get()
-                assert np.array_equal(got, want)
-                per = event_median_ms(lambda: gpuarr.concatenate(parts), ev)
-                back = _batch_ms(lambda: gpuarr.concatenate(parts), ev)
-                print("%s  gpuarr %s unroll %d, %2d blocks/SM: per call "
+                assert np.array_equal(join().get().ravel(), want)
+                per = event_median_ms(join, ev)
+                back = _batch_ms(join, ev)
+                print("%s  gpuarr %s unroll %d, %2d blocks/SM%s: per call "
                       "%.1f GB/s, back to back %.1f GB/s"
                       % (label, "alike  " if alike else "general", unroll,
-                         bps, gbs(per), gbs(back)))
+                         bps, ", hints" if hints else "", gbs(per),
+                         gbs(back)))
             finally:
-                jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = u0, b0, a0
+                jk.UNROLL, jk.BLOCKS_PER_SM = u0, b0
+                jk.ALIKE, jk.ALIKE_HINTS = a0, h0
                 jk._RECENT_JOINS.clear()
         del parts
 

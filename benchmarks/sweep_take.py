@@ -1,16 +1,16 @@
 """Sweep of the take kernel of ``gpuarr.take`` and ``gpuarr.multi_take``
-on the GPU machine: indices a thread handles per step of a one-array
-launch (``_joinkernels.TAKE_BATCH``) and the share of the L2 cache one
-launch's gathered arrays may fill (``_joinkernels.GATHER_L2_SHARE``: 0.5
-launches the 16 MB arrays of the multi_take row one at a time, 0.75 two
-at a time).  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
+on the GPU machine: how its gathers load (``_joinkernels.TAKE_GATHER_LOAD``:
+"nc", the read-only path through L1, or "cg", L2 alone) and whether the
+index array and the output carry the streaming (evict-first) hints
+(``_joinkernels.TAKE_STREAM``), so that they do not push the gathered
+array out of L2.  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
 float32, one int64 index array of 2**22, negative indices too) and take of
 2**26 float32 (int64 indices, mode="raise") from an array of 2**26 (its
 gathers miss in L2) and of 2**22 (they hit), beside CuPy's and PyTorch's
 in the same process, each call between two events (medians).
 
-    python benchmarks/sweep_take.py [batch:share ...]
-    (default 1:0.5 2:0.5 4:0.5 1:0.75 4:0.75)
+    python benchmarks/sweep_take.py [load:stream ...]
+    (default nc:0 cg:0 nc:1 cg:1)
 """
 import sys
 
@@ -32,9 +32,9 @@ def main():
     import gpuarr.autoinit  # noqa: F401
     from gpuarr import _joinkernels as jk
 
-    configs = [(int(b), float(s)) for b, s in
+    configs = [(load, bool(int(st))) for load, st in
                (a.split(":") for a in sys.argv[1:]
-                or ["1:0.5", "2:0.5", "4:0.5", "1:0.75", "4:0.75"])]
+                or ["nc:0", "cg:0", "nc:1", "cg:1"])]
     cp, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(5)
@@ -91,17 +91,17 @@ def main():
         rows.append(("take 2**26 f32 from 2**%d" % (size.bit_length() - 1),
                      one, theirs))
 
-    b0, s0 = jk.TAKE_BATCH, jk.GATHER_L2_SHARE
+    l0, s0 = jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM
     for label, fn, theirs in rows:
         print("%s: %s" % (label, ", ".join(
             "%s %.1f GB/s" % kv for kv in theirs.items())))
-        for batch, share in configs:
-            jk.TAKE_BATCH, jk.GATHER_L2_SHARE = batch, share
+        for load, st in configs:
+            jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM = load, st
             try:
-                print("  gpuarr batch %d, L2 share %.2f: %.1f GB/s"
-                      % (batch, share, fn()))
+                print("  gpuarr gathers %s, streaming hints %s: %.1f GB/s"
+                      % (load, "on " if st else "off", fn()))
             finally:
-                jk.TAKE_BATCH, jk.GATHER_L2_SHARE = b0, s0
+                jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM = l0, s0
 
 
 if __name__ == "__main__":

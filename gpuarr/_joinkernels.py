@@ -36,10 +36,10 @@ from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
-__all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_BATCH",
+__all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_GATHER_LOAD", "TAKE_STREAM",
            "GATHER_L2_SHARE", "copy_spec", "take_spec", "function",
            "gather_grid", "gather_groups", "join_grid", "contiguous_join_spec",
-           "alike_join_spec", "ALIKE",
+           "alike_join_spec", "ALIKE", "ALIKE_HINTS",
            "upload", "NO_BAD", "STAGING_SLOTS",
            "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
 
@@ -54,11 +54,14 @@ SHARED_ROWS = 1024
 #: joins of many parts alike go through ``join_alike.cu.mako``
 #: (:func:`alike_join_spec`); False: the general kernel (for comparison)
 ALIKE = True
+#: whether the alike join moves its bytes with streaming (evict-first) hints
+ALIKE_HINTS = False
 #: arrays per launch of a take/put kernel
 NVEC = 16
-#: indices a thread of a one-array take launch handles per step (loads in
-#: flight), for items up to 4 bytes (wider items: proportionally fewer)
-TAKE_BATCH = 1
+#: how a take's gathers load: "nc" (read-only path, L1) or "cg" (L2 only)
+TAKE_GATHER_LOAD = "nc"
+#: whether takes stream their index array and output (evict-first hints)
+TAKE_STREAM = False
 #: the share of the L2 cache one take/put launch's gathered arrays fill
 GATHER_L2_SHARE = 0.5
 #: the "no bad index" value of a take/put kernel's flag word (all ones)
@@ -569,11 +572,13 @@ def _alike_join_spec(out_ptr, outer, part_bytes, sources):
     itype = "long long" if wide else "int"
     spec = KernelSpec("join_alike.cu.mako")
     spec.path = "join_alike"
-    spec.kkey = ("join_alike", w, outer > 1, itype, BLOCK, UNROLL)
+    spec.kkey = ("join_alike", w, outer > 1, itype, BLOCK, UNROLL,
+                 BLOCKS_PER_SM, bool(ALIKE_HINTS))
     spec.name = "gpuarr_join_alike"
     spec.render_kw = dict(name=spec.name, unit=_ALIKE_UNITS[w],
                           rows=outer > 1, itype=itype, block=BLOCK,
-                          unroll=UNROLL)
+                          unroll=UNROLL, bps=BLOCKS_PER_SM,
+                          hints=bool(ALIKE_HINTS))
     spec.chars = "PPqqqi"
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
@@ -595,8 +600,7 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
         numpy's handling of indices out of range.
     single : bool
         Whether the launches move one array each (``m == 1``; the other
-        arrays' parameters are passed but not read): such a take handles
-        :data:`TAKE_BATCH` indices a thread per step.
+        arrays' parameters are passed but not read).
 
     Returns
     -------
@@ -630,15 +634,13 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     spec = KernelSpec("take.cu.mako")
     spec.path = kind
     single = bool(single)
-    # TAKE_BATCH is for items up to 4 bytes; wider ones take fewer (the
-    # values' registers, under the bound of 32 a thread)
-    batch = (max(1, TAKE_BATCH * 4 // max(4, itemsize))
-             if kind == "take" and single else 1)
-    spec.kkey = (kind, itemsize, idt, mode, single, batch)
+    hints = (TAKE_GATHER_LOAD, bool(TAKE_STREAM))
+    spec.kkey = (kind, itemsize, idt, mode, single) + hints
     spec.name = "gpuarr_%s" % kind
     spec.render_kw = dict(name=spec.name, kind=kind, unit=_UNITS[itemsize],
                           idx_t=_dtypes.ctype(idt), mode=mode, nvec=NVEC,
-                          block=BLOCK, single=single, batch=batch)
+                          block=BLOCK, single=single, gload=hints[0],
+                          stream=hints[1])
     spec.chars = "PqPi" + "P" * (2 * NVEC) + "q" * (
         NVEC * (2 if kind == "put" else 1))
     spec.block = (BLOCK, 1, 1)

@@ -61,10 +61,11 @@ def test_join_kernel_compiles_for_every_source_dtype(out_dt):
 
 
 @needs_compiler
-@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("hints", [("nc", False), ("cg", True)])
 @pytest.mark.parametrize("kind", ["take", "put"])
-def test_take_put_kernels_compile(kind, batch, monkeypatch):
-    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
+def test_take_put_kernels_compile(kind, hints, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
+    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
     # each index dtype, item size and mode at least once (the three are
     # independent parts of the source)
     combos = {(isz, idt, mode)
@@ -838,6 +839,10 @@ static ga_dim3 blockIdx, threadIdx, gridDim, blockDim;
 static unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
     unsigned long long o = *p; if (v < o) *p = v; return o;
 }
+// the cache-hinted loads and stores: plain ones on the host
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 struct ga_half {
     _Float16 v;
     ga_half() = default;
@@ -1044,10 +1049,11 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
 
 
 @needs_cxx
-@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("hints", [("nc", False), ("cg", True)])
 @pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
-def test_host_run_take_and_put_kernels(idt, batch, tmp_path, monkeypatch):
-    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
+def test_host_run_take_and_put_kernels(idt, hints, tmp_path, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
+    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
     rng = np.random.default_rng(9)
     tmp = str(tmp_path)
     for dt in ("u1", "f2", "i4", "f8", "c16"):
@@ -1095,7 +1101,11 @@ def test_host_run_take_and_put_kernels(idt, batch, tmp_path, monkeypatch):
 @pytest.mark.parametrize("dt,shape,ax", [("f4", (2500,), 0), ("u1", (3, 701), 1),
                                          ("c16", (5, 3), 0), ("i2", (2, 3, 3), 2),
                                          ("f8", (4, 2, 300), 1)], ids=str)
-def test_host_run_alike_join_kernel(dt, shape, ax, tmp_path):
+@pytest.mark.parametrize("hints", [False, True])
+def test_host_run_alike_join_kernel(dt, shape, ax, hints, tmp_path,
+                                    monkeypatch):
+    monkeypatch.setattr(jk, "ALIKE_HINTS", hints)
+    monkeypatch.setattr(jk, "_RECENT_JOINS", type(jk._RECENT_JOINS)())
     # the alike kernel itself, compiled for the host: parts of several
     # chunks (BLOCK * UNROLL units each) ending inside one, grids of one
     # block, of fewer blocks than chunks and of more, every unit width,
@@ -1111,6 +1121,7 @@ def test_host_run_alike_join_kernel(dt, shape, ax, tmp_path):
             out.__array_interface__["data"][0], outer, nb,
             [p.__array_interface__["data"][0] for p in parts])
         assert spec.render_kw["rows"] == (outer > 1)
+        assert spec.render_kw["hints"] == hints
         _host_kernel(spec, str(tmp_path))((grid, 1, 1),
                                           [table.ctypes.data, *spec.tail])
         assert out.tobytes() == want.tobytes(), grid

@@ -347,14 +347,22 @@ def test_join_of_many_parts_alike():
             gpuarr.concatenate(bad, axis=0)
 
 
-@pytest.mark.parametrize("alike", [True, False])
-def test_join_of_many_large_parts_alike(monkeypatch, alike):
+@pytest.mark.parametrize("alike,hints,unroll,bps", [
+    (True, False, 4, 8), (True, True, 4, 8), (True, False, 8, 4),
+    (False, False, 4, 8)])
+def test_join_of_many_large_parts_alike(monkeypatch, alike, hints, unroll,
+                                        bps):
     # parts of many chunks each (the grid's loop over all parts' chunks,
     # a part's last chunk ending inside it), every unit width: 16-byte units (c16), odd
     # row bytes (u1: 1-byte units), rows of the output with a division (axis
-    # 1); the general kernel (ALIKE off) must give the same bytes
+    # 1); the alike kernel with its streaming hints and at another unroll
+    # and launch bound, and the general kernel (ALIKE off) must give the
+    # same bytes
     from gpuarr import _joinkernels
     monkeypatch.setattr(_joinkernels, "ALIKE", alike)
+    monkeypatch.setattr(_joinkernels, "ALIKE_HINTS", hints)
+    monkeypatch.setattr(_joinkernels, "UNROLL", unroll)
+    monkeypatch.setattr(_joinkernels, "BLOCKS_PER_SM", bps)
     _joinkernels._RECENT_JOINS.clear()
     k = _joining._VECTOR_BUILD + 2
     for dt, shape in (("f4", (7, 3001)), ("u1", (3, 4097)),
@@ -528,13 +536,15 @@ def test_take_modes_and_out_of_range():
                     mode="wrap")
 
 
-@pytest.mark.parametrize("batch", [1, 2, 4, 8])
-def test_take_batches_of_indices_a_thread(batch, monkeypatch):
-    # the one-array take kernel at each TAKE_BATCH (indices a thread a
-    # step), every unit width, sizes that leave partial steps, every mode,
-    # the first bad index found wherever it falls in a step
+@pytest.mark.parametrize("hints", [("nc", False), ("cg", False),
+                                   ("nc", True), ("cg", True)])
+def test_take_cache_hints(hints, monkeypatch):
+    # the take kernel with each gather load and streaming hint, every unit
+    # width, sizes that leave partial blocks, every mode, the first bad
+    # index found wherever it falls
     from gpuarr import _joinkernels as jk
-    monkeypatch.setattr(jk, "TAKE_BATCH", batch)
+    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
+    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
     for dt in ("u1", "f2", "f4", "f8", "c16"):
         h = rand((3001,), dt)
         a = gpuarr.to_gpu(h)

@@ -23,12 +23,16 @@
 ##   itype    index type, "int" or "long long"
 ##   block    threads per block
 ##   unroll   units per thread and chunk
+##   bps      blocks an SM the launch bound asks registers for (8: 32 a
+##            thread)
+##   hints    whether the parts are loaded and the output stored with the
+##            streaming (evict-first) hints: each byte is moved once
 <% chunk = block * unroll %>\
 typedef ${itype} ga_alike_index;
 
 ## (eight blocks an SM bound the registers to 32: no spills but for
 ## 64-bit positions with several rows, which are left unbounded)
-extern "C" __global__ void __launch_bounds__(${block}${", %d" % (2048 // block) if itype == "int" or not rows else ""})
+extern "C" __global__ void __launch_bounds__(${block}${", %d" % bps if itype == "int" or not rows else ""})
 ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         long long npr_, long long outer_, long long rw_, int nparts)
 {
@@ -60,7 +64,7 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         for (int u = 0; u < ${unroll}; ++u) {
             const I i = base + u * ${block};
             if (i < n)
-                v[u] = src[i];
+                v[u] = ${"__ldcs(src + i)" if hints else "src[i]"};
         }
 #pragma unroll
         for (int u = 0; u < ${unroll}; ++u) {
@@ -68,9 +72,14 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
             if (i < n) {
 % if rows:
                 const I r = i / npr;
-                d[r * rw + (i - r * npr)] = v[u];
+                const I o = r * rw + (i - r * npr);
 % else:
-                d[i] = v[u];
+                const I o = i;
+% endif
+% if hints:
+                __stcs(d + o, v[u]);
+% else:
+                d[o] = v[u];
 % endif
             }
         }

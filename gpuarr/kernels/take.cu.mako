@@ -21,14 +21,55 @@
 ##   block   threads per block
 ##   single  whether the launch moves one array (m == 1: the other
 ##           arrays' parameters are left unread)
-##   batch   indices a thread takes per step of its loop, every index and
-##           value of a step loaded before its stores (more loads in
-##           flight a thread), for single takes (1 otherwise: with 16
-##           arrays the compiler keeps every array's addressing in
-##           registers, 96 a thread at a batch of 4)
+##   gload   how a take's gathers load: "nc" (the read-only path, through
+##           L1) or "cg" (L2 only, no L1 line allocated)
+##   stream  whether the index array is loaded and a take's output stored
+##           with the streaming hints (evict first: read or written once,
+##           they should not push the gathered array out of L2)
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
+% if gload == "cg" or stream:
 
-extern "C" __global__ void __launch_bounds__(${block}${", %d" % (2048 // block) if batch > 1 else ""})
+// a load or store of a T through the unsigned integers of its width, with
+// a cache hint (the hinted intrinsics take built-in types alone)
+#define GA_HINTED_LOAD(fname, intrinsic) \
+template <class T> __device__ __forceinline__ T fname(const T *p) \
+{ \
+    union { T v; unsigned char b1; unsigned short b2; unsigned int b4; \
+            unsigned long long b8[2]; } u; \
+    if (sizeof(T) == 1) u.b1 = intrinsic((const unsigned char *)p); \
+    else if (sizeof(T) == 2) u.b2 = intrinsic((const unsigned short *)p); \
+    else if (sizeof(T) == 4) u.b4 = intrinsic((const unsigned int *)p); \
+    else { \
+        u.b8[0] = intrinsic((const unsigned long long *)p); \
+        if (sizeof(T) == 16) \
+            u.b8[1] = intrinsic((const unsigned long long *)p + 1); \
+    } \
+    return u.v; \
+}
+GA_HINTED_LOAD(ga_ldcg, __ldcg)
+GA_HINTED_LOAD(ga_ldcs, __ldcs)
+
+template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
+{
+    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
+            unsigned long long b8[2]; } u;
+    u.v = x;
+    if (sizeof(T) == 1) __stcs((unsigned char *)p, u.b1);
+    else if (sizeof(T) == 2) __stcs((unsigned short *)p, u.b2);
+    else if (sizeof(T) == 4) __stcs((unsigned int *)p, u.b4);
+    else {
+        __stcs((unsigned long long *)p, u.b8[0]);
+        if (sizeof(T) == 16)
+            __stcs((unsigned long long *)p + 1, u.b8[1]);
+    }
+}
+% endif
+<%
+    load_idx = "ga_ldcs(idx + i)" if stream else "idx[i]"
+    gather = ("ga_ldcg(src%d + j)" if gload == "cg" else "src%d[j]")
+%>\
+
+extern "C" __global__ void __launch_bounds__(${block})
 ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, int m\
 % for v in range(nvec):
 , const ${unit} *__restrict__ src${v}\
@@ -47,12 +88,11 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
 )
 {
     (void)bad;
-% if batch == 1:
     const long long stride = (long long)gridDim.x * ${block};
     for (long long i = (long long)blockIdx.x * ${block} + threadIdx.x; i < n; i += stride) {
         // numpy converts the index to intp first: unsigned 64-bit values
         // past 2**63 - 1 become negative
-        const long long k = (long long)idx[i];
+        const long long k = (long long)${load_idx};
 % for v in range(1 if single else nvec):
         if (${v} < m${" && nval%d > 0" % v if kind == "put" else ""}) {
 % if mode == "raise":
@@ -69,7 +109,11 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
             {
 % endif
 % if kind == "take":
-                dst${v}[i] = src${v}[j];
+% if stream:
+                ga_stcs(dst${v} + i, ${gather % v});
+% else:
+                dst${v}[i] = ${gather % v};
+% endif
 % else:
                 dst${v}[j] = src${v}[i < nval${v} ? i : i % nval${v}];
 % endif
@@ -77,44 +121,4 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
         }
 % endfor
     }
-% else:
-    const long long stride = (long long)gridDim.x * ${block * batch};
-    for (long long i0 = (long long)blockIdx.x * ${block * batch} + threadIdx.x; i0 < n; i0 += stride) {
-        long long k[${batch}];
-#pragma unroll
-        for (int u = 0; u < ${batch}; ++u) {
-            const long long i = i0 + u * ${block};
-            k[u] = i < n ? (long long)idx[i] : 0;
-        }
-% for v in range(1 if single else nvec):
-        if (${v} < m) {
-            ${unit} val[${batch}];
-            bool ok[${batch}];
-#pragma unroll
-            for (int u = 0; u < ${batch}; ++u) {
-                const long long i = i0 + u * ${block};
-% if mode == "raise":
-                const long long j = k[u] < 0 ? k[u] + size${v} : k[u];
-                ok[u] = i < n && (unsigned long long)j < (unsigned long long)size${v};
-                if (i < n && !ok[u])
-                    atomicMin(bad, (unsigned long long)i);
-% elif mode == "wrap":
-                long long j = k[u] % size${v};
-                if (j < 0) j += size${v};
-                ok[u] = i < n;
-% else:
-                const long long j = k[u] < 0 ? 0 : (k[u] >= size${v} ? size${v} - 1 : k[u]);
-                ok[u] = i < n;
-% endif
-                if (ok[u])
-                    val[u] = src${v}[j];
-            }
-#pragma unroll
-            for (int u = 0; u < ${batch}; ++u)
-                if (ok[u])
-                    dst${v}[i0 + u * ${block}] = val[u];
-        }
-% endfor
-    }
-% endif
 }
