@@ -599,8 +599,8 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     mode : {"raise", "wrap", "clip"}
         numpy's handling of indices out of range.
     single : bool
-        Whether the launches move one array each (``m == 1``): the kernel
-        takes the parameters of one array, not of :data:`NVEC`.
+        Whether the launches move one array each (``m == 1``; the other
+        arrays' parameters are passed but not read).
 
     Returns
     -------
@@ -609,11 +609,9 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
         word (P; ``mode="raise"``: the smallest position of a bad index is
         stored there by atomicMin, the word must hold :data:`NO_BAD`
         before the launch), the number ``m <= NVEC`` of arrays used (i),
-        then ``v`` source pointers, ``v`` destination pointers, ``v``
-        sizes (q: the source's for take, the destination's for put) and
-        for put ``v`` value counts (q), where ``v`` is 1 for ``single``
-        and :data:`NVEC` otherwise.  Specs are kept per argument set and
-        setting (one build a kind of call).
+        then NVEC source pointers, NVEC destination pointers, NVEC sizes
+        (q: the source's for take, the destination's for put) and for put
+        NVEC value counts (q).
 
     Raises
     ------
@@ -622,18 +620,6 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     TypeError
         For an index dtype that is not bool or integer.
     """
-    key = (kind, itemsize, index_dtype, mode, bool(single),
-           TAKE_GATHER_LOAD, bool(TAKE_STREAM))
-    spec = _TAKE_SPECS.get(key)
-    if spec is None:
-        spec = _TAKE_SPECS[key] = _take_spec(*key)
-    return spec
-
-
-_TAKE_SPECS = {}
-
-
-def _take_spec(kind, itemsize, index_dtype, mode, single, *hints):
     if kind not in ("take", "put"):
         raise ValueError("kind must be 'take' or 'put', not %r" % (kind,))
     if itemsize not in _UNITS:
@@ -647,15 +633,16 @@ def _take_spec(kind, itemsize, index_dtype, mode, single, *hints):
         raise TypeError("indices of dtype %s are not integers" % idt)
     spec = KernelSpec("take.cu.mako")
     spec.path = kind
+    single = bool(single)
+    hints = (TAKE_GATHER_LOAD, bool(TAKE_STREAM))
     spec.kkey = (kind, itemsize, idt, mode, single) + hints
     spec.name = "gpuarr_%s" % kind
     spec.render_kw = dict(name=spec.name, kind=kind, unit=_UNITS[itemsize],
                           idx_t=_dtypes.ctype(idt), mode=mode, nvec=NVEC,
                           block=BLOCK, single=single, gload=hints[0],
                           stream=hints[1])
-    nv = 1 if single else NVEC
-    spec.chars = "PqPi" + "P" * (2 * nv) + "q" * (
-        nv * (2 if kind == "put" else 1))
+    spec.chars = "PqPi" + "P" * (2 * NVEC) + "q" * (
+        NVEC * (2 if kind == "put" else 1))
     spec.block = (BLOCK, 1, 1)
     spec.grid = None
     spec.tail = ()
