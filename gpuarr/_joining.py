@@ -516,7 +516,7 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
         return
     isz = srcs[0].dtype.itemsize
     fns = {}
-    grid = _jk.gather_grid(n)
+    grid = _jk.take_grid(n)
     bad = None
     if mode == "raise":
         bad = _creation.empty_c((1,), _U64)

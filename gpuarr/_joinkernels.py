@@ -37,10 +37,10 @@ from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_GATHER_LOAD", "TAKE_STREAM",
-           "GATHER_L2_SHARE", "copy_spec", "take_spec", "function",
-           "gather_grid", "gather_groups", "join_grid", "contiguous_join_spec",
-           "alike_join_spec", "ALIKE", "ALIKE_HINTS",
-           "upload", "NO_BAD", "STAGING_SLOTS",
+           "TAKE_BLOCKS_PER_SM", "GATHER_L2_SHARE", "copy_spec", "take_spec",
+           "function", "gather_grid", "take_grid", "gather_groups",
+           "join_grid", "contiguous_join_spec", "alike_join_spec", "ALIKE",
+           "ALIKE_HINTS", "upload", "NO_BAD", "STAGING_SLOTS",
            "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
 
 #: threads per block of both families
@@ -58,8 +58,12 @@ ALIKE = True
 ALIKE_HINTS = False
 #: arrays per launch of a take/put kernel
 NVEC = 16
-#: how a take's gathers load: "nc" (read-only path, L1) or "cg" (L2 only)
+#: how a take's gathers load: "nc" (read-only path, L1), "cg" (L2 only) or
+#: "ca" (a plain global load)
 TAKE_GATHER_LOAD = "nc"
+#: blocks per multiprocessor of a take/put launch (0: a block per BLOCK
+#: indices, no loop)
+TAKE_BLOCKS_PER_SM = 8
 #: whether takes stream their index array and output (evict-first hints)
 TAKE_STREAM = False
 #: the share of the L2 cache one take/put launch's gathered arrays fill
@@ -221,6 +225,20 @@ def gather_grid(n):
     """
     nsm = _state().nsm
     return (max(1, min(-(-n // BLOCK), nsm * 8)), 1, 1)
+
+
+def take_grid(n):
+    """The grid of a take/put launch over ``n`` indices: as
+    :func:`gather_grid`'s with :data:`TAKE_BLOCKS_PER_SM` blocks per
+    multiprocessor at most (with 0, a block per :data:`BLOCK` indices).
+
+    Returns
+    -------
+    tuple of int
+        ``(blocks, 1, 1)``.
+    """
+    cap = _state().nsm * TAKE_BLOCKS_PER_SM or _GRID_MAX
+    return (max(1, min(-(-n // BLOCK), cap, _GRID_MAX)), 1, 1)
 
 
 def _estrides(a):

@@ -61,7 +61,7 @@ def test_join_kernel_compiles_for_every_source_dtype(out_dt):
 
 
 @needs_compiler
-@pytest.mark.parametrize("hints", [("nc", False), ("cg", True)])
+@pytest.mark.parametrize("hints", [("nc", False), ("cg", True), ("ca", False)])
 @pytest.mark.parametrize("kind", ["take", "put"])
 def test_take_put_kernels_compile(kind, hints, monkeypatch):
     monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
@@ -539,6 +539,26 @@ def test_fake_stacks_match_numpy(fake_lib):
     """)
 
 
+def test_fake_take_grid(fake_lib):
+    _check(fake_lib, """
+        # the take/put grid: gather_grid's at the default eight blocks an
+        # SM, a block per BLOCK indices with 0, and the cap with 1
+        nsm = jk._state().nsm
+        try:
+            for n in (0, 1, 255, 257, 10 ** 6, 10 ** 9, 2 ** 40):
+                jk.TAKE_BLOCKS_PER_SM = 8
+                assert jk.take_grid(n) == jk.gather_grid(n), n
+                jk.TAKE_BLOCKS_PER_SM = 0
+                assert jk.take_grid(n) == (
+                    max(1, min(-(-n // jk.BLOCK), 2 ** 31 - 1)), 1, 1), n
+                jk.TAKE_BLOCKS_PER_SM = 1
+                assert jk.take_grid(n) == (max(1, min(-(-n // jk.BLOCK),
+                                                      nsm)), 1, 1), n
+        finally:
+            jk.TAKE_BLOCKS_PER_SM = 8
+    """)
+
+
 def test_fake_many_parts_alike_one_launch(fake_lib):
     _check(fake_lib, """
         # 50 C-contiguous parts of one shape and dtype: the alike kernel,
@@ -841,6 +861,7 @@ static unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
 }
 // the cache-hinted loads and stores: plain ones on the host
 template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldca(const T *p) { return *p; }
 template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 struct ga_half {
@@ -1049,7 +1070,7 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
 
 
 @needs_cxx
-@pytest.mark.parametrize("hints", [("nc", False), ("cg", True)])
+@pytest.mark.parametrize("hints", [("nc", False), ("cg", True), ("ca", False)])
 @pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
 def test_host_run_take_and_put_kernels(idt, hints, tmp_path, monkeypatch):
     monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])

@@ -536,15 +536,18 @@ def test_take_modes_and_out_of_range():
                     mode="wrap")
 
 
-@pytest.mark.parametrize("hints", [("nc", False), ("cg", False),
-                                   ("nc", True), ("cg", True)])
+@pytest.mark.parametrize("hints", [("nc", False, 8), ("cg", False, 8),
+                                   ("ca", False, 8), ("nc", True, 8),
+                                   ("cg", True, 0), ("nc", False, 1)])
 def test_take_cache_hints(hints, monkeypatch):
     # the take kernel with each gather load and streaming hint, every unit
     # width, sizes that leave partial blocks, every mode, the first bad
-    # index found wherever it falls
+    # index found wherever it falls; grids of a block an index block (0)
+    # and of one block an SM (a long loop)
     from gpuarr import _joinkernels as jk
     monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
     monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
+    monkeypatch.setattr(jk, "TAKE_BLOCKS_PER_SM", hints[2])
     for dt in ("u1", "f2", "f4", "f8", "c16"):
         h = rand((3001,), dt)
         a = gpuarr.to_gpu(h)

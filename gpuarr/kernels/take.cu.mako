@@ -22,12 +22,13 @@
 ##   single  whether the launch moves one array (m == 1: the other
 ##           arrays' parameters are left unread)
 ##   gload   how a take's gathers load: "nc" (the read-only path, through
-##           L1) or "cg" (L2 only, no L1 line allocated)
+##           L1), "cg" (L2 only, no L1 line allocated) or "ca" (a plain
+##           global load, as a kernel without __restrict__ makes)
 ##   stream  whether the index array is loaded and a take's output stored
 ##           with the streaming hints (evict first: read or written once,
 ##           they should not push the gathered array out of L2)
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
-% if gload == "cg" or stream:
+% if gload != "nc" or stream:
 
 // a load or store of a T through the unsigned integers of its width, with
 // a cache hint (the hinted intrinsics take built-in types alone)
@@ -47,6 +48,7 @@ template <class T> __device__ __forceinline__ T fname(const T *p) \
     return u.v; \
 }
 GA_HINTED_LOAD(ga_ldcg, __ldcg)
+GA_HINTED_LOAD(ga_ldca, __ldca)
 GA_HINTED_LOAD(ga_ldcs, __ldcs)
 
 template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
@@ -66,7 +68,7 @@ template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
 % endif
 <%
     load_idx = "ga_ldcs(idx + i)" if stream else "idx[i]"
-    gather = ("ga_ldcg(src%d + j)" if gload == "cg" else "src%d[j]")
+    gather = ("src%d[j]" if gload == "nc" else "ga_ld" + gload + "(src%d + j)")
 %>\
 
 extern "C" __global__ void __launch_bounds__(${block})
