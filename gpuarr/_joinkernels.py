@@ -629,7 +629,8 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
         before the launch), the number ``m <= NVEC`` of arrays used (i),
         then NVEC source pointers, NVEC destination pointers, NVEC sizes
         (q: the source's for take, the destination's for put) and for put
-        NVEC value counts (q).
+        NVEC value counts (q).  Specs are kept per argument set and
+        setting.
 
     Raises
     ------
@@ -638,6 +639,21 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     TypeError
         For an index dtype that is not bool or integer.
     """
+    key = (kind, itemsize, index_dtype, mode, bool(single),
+           TAKE_GATHER_LOAD, bool(TAKE_STREAM))
+    spec = _TAKE_SPECS.get(key)
+    if spec is None:
+        spec = _TAKE_SPECS[key] = _take_spec(*key)
+    return spec
+
+
+#: take_spec's results by its arguments and the settings (a spec is built
+#: once a kind of call: no KernelSpec, dtype checks and render arguments
+#: on every take)
+_TAKE_SPECS = {}
+
+
+def _take_spec(kind, itemsize, index_dtype, mode, single, *hints):
     if kind not in ("take", "put"):
         raise ValueError("kind must be 'take' or 'put', not %r" % (kind,))
     if itemsize not in _UNITS:
@@ -651,8 +667,6 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
         raise TypeError("indices of dtype %s are not integers" % idt)
     spec = KernelSpec("take.cu.mako")
     spec.path = kind
-    single = bool(single)
-    hints = (TAKE_GATHER_LOAD, bool(TAKE_STREAM))
     spec.kkey = (kind, itemsize, idt, mode, single) + hints
     spec.name = "gpuarr_%s" % kind
     spec.render_kw = dict(name=spec.name, kind=kind, unit=_UNITS[itemsize],

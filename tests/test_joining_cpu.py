@@ -88,6 +88,19 @@ def test_sources_are_deterministic():
         jk.take_spec("take", 4, "i8").source()
 
 
+def test_take_specs_are_kept_per_arguments_and_settings(monkeypatch):
+    a = jk.take_spec("take", 4, np.dtype("i8"), "wrap", True)
+    assert jk.take_spec("take", 4, np.dtype("i8"), "wrap", True) is a
+    assert jk.take_spec("take", 4, np.dtype("i8"), "wrap", False) is not a
+    monkeypatch.setattr(jk, "TAKE_STREAM", True)
+    b = jk.take_spec("take", 4, np.dtype("i8"), "wrap", True)
+    assert b is not a and b.kkey != a.kkey and b.render_kw["stream"]
+    # bad arguments raise every time (nothing kept for them)
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            jk.take_spec("take", 3, np.dtype("i8"))
+
+
 # ---------------------------------------------------------------------------
 # the joining table
 
