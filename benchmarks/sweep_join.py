@@ -95,6 +95,7 @@ def main():
         if torch is not None:
             tp = [torch.from_numpy(h).cuda() for h in hosts]
             tev = torch_events()
+
             def tcat():
                 return torch.cat(tp, dim=axis)
             print("%s  torch.cat: per call %.1f GB/s, back to back %.1f GB/s"

@@ -538,12 +538,13 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
         args += list(sizes[start:stop]) + [1] * (nv - m)
         if kind == "put":
             args += list(nvals[start:stop]) + pad[m:]
-        fn = fns.get(m == 1)
-        if fn is None:
-            # one array a launch has its own kernel (more loads in flight)
+        got = fns.get(m == 1)
+        if got is None:
+            # one array a launch has its own kernel (the other arrays'
+            # code left out)
             spec = _jk.take_spec(kind, isz, idx.dtype, mode, m == 1)
-            fn = fns[m == 1] = _jk.function(spec)
-        fn.prepared_async_call(grid, (_jk.BLOCK, 1, 1), stream, *args)
+            got = fns[m == 1] = (_jk.function(spec), spec.block)
+        got[0].prepared_async_call(grid, got[1], stream, *args)
     if bad is None:
         return
     host = np.empty(1, _U64)

@@ -64,7 +64,8 @@ TAKE_GATHER_LOAD = "nc"
 #: blocks per multiprocessor of a take/put launch (0: a block per BLOCK
 #: indices, no loop)
 TAKE_BLOCKS_PER_SM = 8
-#: whether takes stream their index array and output (evict-first hints)
+#: whether takes and puts load their index array, and takes store their
+#: output, with the streaming (evict-first) hints
 TAKE_STREAM = False
 #: the share of the L2 cache one take/put launch's gathered arrays fill
 GATHER_L2_SHARE = 0.5
@@ -191,9 +192,9 @@ def upload(table, dst, stream=None):
 def gather_groups(nbytes):
     """Split the arrays of a take/put into launches: consecutive groups of
     at most :data:`NVEC` whose randomly accessed arrays (the sources of a
-    take, the destinations of a put), ``nbytes`` each, total at most half
-    the L2 cache, so that each launch's gathers hit in L2 (one array per
-    launch when they are larger).
+    take, the destinations of a put), ``nbytes`` each, total at most
+    :data:`GATHER_L2_SHARE` of the L2 cache (half), so that each launch's
+    gathers hit in L2 (one array per launch when they are larger).
 
     Returns
     -------
@@ -415,8 +416,10 @@ _RECENT_LOCK = threading.Lock()
 
 
 def _recent(key, build, *args):
-    """``build(*args)``, or its result kept under ``key`` among the last
-    :data:`_RECENT_MAX` joins'."""
+    """``build(*args)``, or its result kept under ``key`` and the settings
+    the kernels are rendered with among the last :data:`_RECENT_MAX`
+    joins'."""
+    key += (BLOCK, UNROLL, BLOCKS_PER_SM, SHARED_ROWS, bool(ALIKE_HINTS))
     got = _RECENT_JOINS.get(key)
     if got is None:
         got = build(*args)
@@ -639,8 +642,10 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     TypeError
         For an index dtype that is not bool or integer.
     """
+    # a put's values are read in order: the gather load is a take's alone
     key = (kind, itemsize, index_dtype, mode, bool(single),
-           TAKE_GATHER_LOAD, bool(TAKE_STREAM))
+           TAKE_GATHER_LOAD if kind == "take" else "nc", bool(TAKE_STREAM),
+           NVEC, BLOCK)
     spec = _TAKE_SPECS.get(key)
     if spec is None:
         spec = _TAKE_SPECS[key] = _take_spec(*key)
@@ -653,7 +658,11 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
 _TAKE_SPECS = {}
 
 
-def _take_spec(kind, itemsize, index_dtype, mode, single, *hints):
+def _take_spec(kind, itemsize, index_dtype, mode, single, gload, stream,
+               nvec, block):
+    if gload not in ("nc", "cg", "ca"):
+        raise ValueError("TAKE_GATHER_LOAD must be 'nc', 'cg' or 'ca', not "
+                         "%r" % (gload,))
     if kind not in ("take", "put"):
         raise ValueError("kind must be 'take' or 'put', not %r" % (kind,))
     if itemsize not in _UNITS:
@@ -667,15 +676,16 @@ def _take_spec(kind, itemsize, index_dtype, mode, single, *hints):
         raise TypeError("indices of dtype %s are not integers" % idt)
     spec = KernelSpec("take.cu.mako")
     spec.path = kind
-    spec.kkey = (kind, itemsize, idt, mode, single) + hints
+    spec.kkey = (kind, itemsize, idt, mode, single, gload, stream, nvec,
+                 block)
     spec.name = "gpuarr_%s" % kind
     spec.render_kw = dict(name=spec.name, kind=kind, unit=_UNITS[itemsize],
-                          idx_t=_dtypes.ctype(idt), mode=mode, nvec=NVEC,
-                          block=BLOCK, single=single, gload=hints[0],
-                          stream=hints[1])
-    spec.chars = "PqPi" + "P" * (2 * NVEC) + "q" * (
-        NVEC * (2 if kind == "put" else 1))
-    spec.block = (BLOCK, 1, 1)
+                          idx_t=_dtypes.ctype(idt), mode=mode, nvec=nvec,
+                          block=block, single=single, gload=gload,
+                          stream=stream)
+    spec.chars = "PqPi" + "P" * (2 * nvec) + "q" * (
+        nvec * (2 if kind == "put" else 1))
+    spec.block = (block, 1, 1)
     spec.grid = None
     spec.tail = ()
     return spec

@@ -99,6 +99,25 @@ def test_take_specs_are_kept_per_arguments_and_settings(monkeypatch):
     for _ in range(2):
         with pytest.raises(ValueError):
             jk.take_spec("take", 3, np.dtype("i8"))
+    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", "cs")
+    with pytest.raises(ValueError, match="TAKE_GATHER_LOAD"):
+        jk.take_spec("take", 4, np.dtype("i8"))
+    # a put reads its values in order: the gather load does not change it
+    assert jk.take_spec("put", 4, np.dtype("i8")).render_kw["gload"] == "nc"
+
+
+def test_recent_joins_are_kept_per_setting(monkeypatch):
+    monkeypatch.setattr(jk, "_RECENT_JOINS", {})
+    args = (1 << 20, 3, 64, [1 << 24, 1 << 25])
+    a = jk.alike_join_spec(*args)
+    assert jk.alike_join_spec(*args) is a
+    for name, value in (("ALIKE_HINTS", True), ("UNROLL", 8),
+                        ("BLOCKS_PER_SM", 4)):
+        with monkeypatch.context() as m:
+            m.setattr(jk, name, value)
+            b = jk.alike_join_spec(*args)
+            assert b is not a and b[0].kkey != a[0].kkey, name
+    assert jk.alike_join_spec(*args) is a
 
 
 # ---------------------------------------------------------------------------
@@ -1057,11 +1076,13 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
     launches = {}
     nv = jk.NVEC
     bad = np.array([jk.NO_BAD], np.uint64)
-    # groups of NVEC, then the last arrays one a launch (the one-array
-    # kernel, as gpuarr._joining launches it for arrays too large to share)
+    # groups of NVEC while more than three arrays are left, then the rest
+    # one a launch (the one-array kernel, as gpuarr._joining launches it
+    # for arrays too large to share); 19 arrays: 16, then three of one
     groups = [(k, k + nv) for k in range(0, len(arrays) - 3, nv)]
     groups += [(k, k + 1) for k in range(groups[-1][1] if groups else 0,
                                           len(arrays))]
+    assert any(b - a == 1 for a, b in groups), groups
     for start, stop in groups:
         s, d = arrays[start:stop], outs[start:stop]
         m = len(s)

@@ -353,17 +353,17 @@ def test_join_of_many_parts_alike():
 def test_join_of_many_large_parts_alike(monkeypatch, alike, hints, unroll,
                                         bps):
     # parts of many chunks each (the grid's loop over all parts' chunks,
-    # a part's last chunk ending inside it), every unit width: 16-byte units (c16), odd
-    # row bytes (u1: 1-byte units), rows of the output with a division (axis
-    # 1); the alike kernel with its streaming hints and at another unroll
-    # and launch bound, and the general kernel (ALIKE off) must give the
-    # same bytes
+    # a part's last chunk ending inside it), every unit width: 16-byte
+    # units (c16), odd row bytes (u1: 1-byte units), rows of the output
+    # with a division (axis 1); the alike kernel with its streaming hints
+    # and at another unroll and launch bound, and the general kernel
+    # (ALIKE off) must give the same bytes
     from gpuarr import _joinkernels
+    monkeypatch.setattr(_joinkernels, "_RECENT_JOINS", {})
     monkeypatch.setattr(_joinkernels, "ALIKE", alike)
     monkeypatch.setattr(_joinkernels, "ALIKE_HINTS", hints)
     monkeypatch.setattr(_joinkernels, "UNROLL", unroll)
     monkeypatch.setattr(_joinkernels, "BLOCKS_PER_SM", bps)
-    _joinkernels._RECENT_JOINS.clear()
     k = _joining._VECTOR_BUILD + 2
     for dt, shape in (("f4", (7, 3001)), ("u1", (3, 4097)),
                       ("c16", (2, 1500)), ("i2", (5, 2, 1027))):
@@ -373,7 +373,6 @@ def test_join_of_many_large_parts_alike(monkeypatch, alike, hints, unroll,
             poisoned((k * hosts[0].size,), dt)
             same(gpuarr.concatenate(devs, axis=ax),
                  np.concatenate(hosts, axis=ax))
-    _joinkernels._RECENT_JOINS.clear()
 
 
 @pytest.mark.huge
@@ -580,6 +579,19 @@ def test_take_cache_hints(hints, monkeypatch):
                                 gpuarr.to_gpu(ih))
         for g, x in zip(got, hosts):
             same(g, np.take(x, ih))
+        # multi_put under the same settings (the index array's hint), one
+        # array a launch and shared out, values repeated and skipped
+        di = _rng.permutation(500)[:300].astype(np.int64)
+        di[::4] -= 500
+        vals = [rand((300 if k % 3 else 7,), "f4") for k in range(MANY)]
+        vals[5] = vals[5][:0]
+        outs_h = [poison_host((500,), "f4") for _ in vals]
+        outs = [gpuarr.to_gpu(o) for o in outs_h]
+        gpuarr.multi_put([gpuarr.to_gpu(v) for v in vals], gpuarr.to_gpu(di),
+                         out=outs)
+        for o, oh, v in zip(outs, outs_h, vals):
+            np.put(oh, di, v)
+            same(o, oh)
 
 
 @pytest.mark.parametrize("dt", ["b1", "u1", "i2", "f2", "f4", "i8", "c8", "c16"])

@@ -30,9 +30,11 @@
 <% chunk = block * unroll %>\
 typedef ${itype} ga_alike_index;
 
-## (eight blocks an SM bound the registers to 32: no spills but for
-## 64-bit positions with several rows, which are left unbounded)
-extern "C" __global__ void __launch_bounds__(${block}${", %d" % bps if itype == "int" or not rows else ""})
+## (eight blocks an SM bound the registers to 32: no spills by default
+## but for 64-bit positions with several rows, which are left unbounded;
+## the hints with several rows spill 8 bytes of 16-byte units.  The bound
+## is at most what an SM's 2048 threads hold: ptxas ignores more)
+extern "C" __global__ void __launch_bounds__(${block}${", %d" % min(bps, 2048 // block) if itype == "int" or not rows else ""})
 ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         long long npr_, long long outer_, long long rw_, int nparts)
 {
