@@ -19,15 +19,10 @@ import sys
 
 import numpy as np
 
-from common import (cupy_events, event_median_ms, gpuarr_events, rivals,
-                    torch_events)
+from common import event_median_ms, gbs, gpuarr_events, rivals, rivals_gbs
 
 NMULTI = 16
 NM = 2 ** 22
-
-
-def _gbs(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9
 
 
 def main():
@@ -50,24 +45,22 @@ def main():
     host_i = rng.integers(-NM, NM, NM, dtype=np.int64)
     arrs, idx = [gpuarr.to_gpu(h) for h in hosts], gpuarr.to_gpu(host_i)
     nbytes = 8 * NM + NMULTI * 2 * 4 * NM
-    theirs = {}
+    fns = {}
     if cp is not None:
         ca, ci = [cp.asarray(h) for h in hosts], cp.asarray(host_i % NM)
-        theirs["CuPy"] = _gbs(nbytes, event_median_ms(
-            lambda: [cp.take(x, ci) for x in ca], cupy_events()))
-        del ca, ci
+        fns["CuPy"] = lambda: [cp.take(x, ci) for x in ca]
     if torch is not None:
         ta = [torch.from_numpy(h).cuda() for h in hosts]
         ti = torch.from_numpy(host_i % NM).cuda()
-        theirs["PyTorch"] = _gbs(nbytes, event_median_ms(
-            lambda: [torch.take(x, ti) for x in ta], torch_events()))
-        del ta, ti
+        fns["PyTorch"] = lambda: [torch.take(x, ti) for x in ta]
+    theirs = rivals_gbs(cp, torch, fns, nbytes)
+    fns.clear()
 
     def multi():
         got = gpuarr.multi_take(arrs, idx)
         for g, h in zip(got, hosts):
             assert np.array_equal(g.get(), np.take(h, host_i))
-        return _gbs(nbytes, event_median_ms(
+        return gbs(nbytes, event_median_ms(
             lambda: gpuarr.multi_take(arrs, idx), ev))
     rows.append(("multi_take 16 x 2**22 f32", multi, theirs))
 
@@ -76,23 +69,21 @@ def main():
         host_t = rng.integers(-size, size, 2 ** 26, dtype=np.int64)
         a, t = gpuarr.to_gpu(host_a), gpuarr.to_gpu(host_t)
         nb = 2 ** 26 * (8 + 4 + 4)
-        theirs = {}
+        fns = {}
         if cp is not None:
             ca, ct = cp.asarray(host_a), cp.asarray(host_t % size)
-            theirs["CuPy"] = _gbs(nb, event_median_ms(
-                lambda: cp.take(ca, ct), cupy_events()))
-            del ca, ct
+            fns["CuPy"] = lambda: cp.take(ca, ct)
         if torch is not None:
             ta = torch.from_numpy(host_a).cuda()
             tt = torch.from_numpy(host_t % size).cuda()
-            theirs["PyTorch"] = _gbs(nb, event_median_ms(
-                lambda: torch.take(ta, tt), torch_events()))
-            del ta, tt
+            fns["PyTorch"] = lambda: torch.take(ta, tt)
+        theirs = rivals_gbs(cp, torch, fns, nb)
+        fns.clear()
 
         def one(a=a, t=t, host_a=host_a, host_t=host_t, nb=nb):
             assert np.array_equal(gpuarr.take(a, t).get(),
                                   np.take(host_a, host_t))
-            return _gbs(nb, event_median_ms(lambda: gpuarr.take(a, t), ev))
+            return gbs(nb, event_median_ms(lambda: gpuarr.take(a, t), ev))
         rows.append(("take 2**26 f32 from 2**%d" % (size.bit_length() - 1),
                      one, theirs))
 

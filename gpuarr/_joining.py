@@ -515,7 +515,6 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
     if not n or not srcs:
         return
     isz = srcs[0].dtype.itemsize
-    fns = {}
     grid = _jk.take_grid(n)
     bad = None
     if mode == "raise":
@@ -538,13 +537,11 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
         args += list(sizes[start:stop]) + [1] * (nv - m)
         if kind == "put":
             args += list(nvals[start:stop]) + pad[m:]
-        got = fns.get(m == 1)
-        if got is None:
-            # one array a launch has its own kernel (the other arrays'
-            # code left out)
-            spec = _jk.take_spec(kind, isz, idx.dtype, mode, m == 1)
-            got = fns[m == 1] = (_jk.function(spec), spec.block)
-        got[0].prepared_async_call(grid, got[1], stream, *args)
+        # one array a launch has its own kernel (the other arrays' code
+        # left out); specs and kernels are kept, so these are lookups
+        spec = _jk.take_spec(kind, isz, idx.dtype, mode, m == 1)
+        _jk.function(spec).prepared_async_call(grid, spec.block, stream,
+                                               *args)
     if bad is None:
         return
     host = np.empty(1, _U64)

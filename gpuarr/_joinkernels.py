@@ -224,8 +224,7 @@ def gather_grid(n):
         ``n``, at most 8 per multiprocessor (the kernel loops over the
         rest).
     """
-    nsm = _state().nsm
-    return (max(1, min(-(-n // BLOCK), nsm * 8)), 1, 1)
+    return _capped_grid(-(-n // BLOCK), 8)
 
 
 def take_grid(n):
@@ -238,8 +237,15 @@ def take_grid(n):
     tuple of int
         ``(blocks, 1, 1)``.
     """
-    cap = _state().nsm * TAKE_BLOCKS_PER_SM or _GRID_MAX
-    return (max(1, min(-(-n // BLOCK), cap, _GRID_MAX)), 1, 1)
+    return _capped_grid(-(-n // BLOCK), TAKE_BLOCKS_PER_SM)
+
+
+def _capped_grid(blocks, per_sm):
+    """``(b, 1, 1)``: ``blocks`` (at least one), at most ``per_sm`` a
+    multiprocessor of the current context's device (0: no such cap) and
+    at most the grid's limit."""
+    cap = _state().nsm * per_sm or _GRID_MAX
+    return (max(1, min(blocks, cap, _GRID_MAX)), 1, 1)
 
 
 def _estrides(a):
@@ -531,13 +537,12 @@ def join_grid(spec):
     -------
     tuple of int
     """
-    nsm = _state().nsm
     if spec.path == "join_alike":
         _, npr, outer, _, nparts = spec.tail
         chunks = -(-(npr * outer) // (BLOCK * UNROLL)) * nparts
     else:
         chunks = spec.tail[1]
-    return (max(1, min(chunks, nsm * BLOCKS_PER_SM)), 1, 1)
+    return _capped_grid(chunks, BLOCKS_PER_SM)
 
 
 #: the raw units of the alike join, by width in bytes
