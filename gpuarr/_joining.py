@@ -523,22 +523,21 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
             _drv.memset_d8(bad.ptr, 0xFF, 8)
         else:
             _drv.memset_d8_async(bad.ptr, 0xFF, 8, stream)
-    nv = _jk.NVEC
-    pad = [0] * nv
+    head = [idx.ptr, n, bad.ptr if bad is not None else 0]
     for start, stop in _jk.gather_groups(
             [isz * sz for sz in sizes] if kind == "take"
             else [d.nbytes for d in dsts]):
-        s = srcs[start:stop]
-        d = dsts[start:stop]
-        m = len(s)
-        args = [idx.ptr, n, bad.ptr if bad is not None else 0, m]
-        args += [a.ptr for a in s] + pad[m:]
-        args += [a.ptr for a in d] + pad[m:]
+        m = stop - start
+        # one array a launch has its own kernel, of one array's parameters
+        nv = 1 if m == 1 else _jk.NVEC
+        pad = [0] * (nv - m)
+        args = head + [m]
+        args += [a.ptr for a in srcs[start:stop]] + pad
+        args += [a.ptr for a in dsts[start:stop]] + pad
         args += list(sizes[start:stop]) + [1] * (nv - m)
         if kind == "put":
-            args += list(nvals[start:stop]) + pad[m:]
-        # one array a launch has its own kernel (the other arrays' code
-        # left out); specs and kernels are kept, so these are lookups
+            args += list(nvals[start:stop]) + pad
+        # specs and kernels are kept, so these are lookups
         spec = _jk.take_spec(kind, isz, idx.dtype, mode, m == 1)
         _jk.function(spec).prepared_async_call(grid, spec.block, stream,
                                                *args)

@@ -625,8 +625,8 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     mode : {"raise", "wrap", "clip"}
         numpy's handling of indices out of range.
     single : bool
-        Whether the launches move one array each (``m == 1``; the other
-        arrays' parameters are passed but not read).
+        Whether the launches move one array each (``m == 1``): the kernel
+        takes the parameters of one array, not of :data:`NVEC`.
 
     Returns
     -------
@@ -635,10 +635,11 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
         word (P; ``mode="raise"``: the smallest position of a bad index is
         stored there by atomicMin, the word must hold :data:`NO_BAD`
         before the launch), the number ``m <= NVEC`` of arrays used (i),
-        then NVEC source pointers, NVEC destination pointers, NVEC sizes
-        (q: the source's for take, the destination's for put) and for put
-        NVEC value counts (q).  Specs are kept per argument set and
-        setting.
+        then ``v`` source pointers, ``v`` destination pointers, ``v``
+        sizes (q: the source's for take, the destination's for put) and
+        for put ``v`` value counts (q), where ``v`` is 1 for ``single``
+        and :data:`NVEC` otherwise.  Specs are kept per argument set and
+        setting (one build a kind of call).
 
     Raises
     ------
@@ -688,8 +689,9 @@ def _take_spec(kind, itemsize, index_dtype, mode, single, gload, stream,
                           idx_t=_dtypes.ctype(idt), mode=mode, nvec=nvec,
                           block=block, single=single, gload=gload,
                           stream=stream)
-    spec.chars = "PqPi" + "P" * (2 * nvec) + "q" * (
-        nvec * (2 if kind == "put" else 1))
+    nv = 1 if single else nvec
+    spec.chars = "PqPi" + "P" * (2 * nv) + "q" * (
+        nv * (2 if kind == "put" else 1))
     spec.block = (block, 1, 1)
     spec.grid = None
     spec.tail = ()

@@ -340,10 +340,11 @@ class TakeEmu:
         self.kw = spec.render_kw
         self.isz, self.idt = spec.kkey[1], spec.kkey[2]
     def prepared_async_call(self, grid, block, stream, idx_ptr, n, bad, m, *rest):
-        kw, nv = self.kw, self.kw["nvec"]
+        kw = self.kw
+        # the one-array kernel takes one array's parameters
+        nv = 1 if kw["single"] else kw["nvec"]
         LAUNCHES.append((kw["kind"], m))
         assert 1 <= m <= nv and len(rest) == nv * (4 if kw["kind"] == "put" else 3)
-        # the one-array kernel reads only the first array's parameters
         assert kw["single"] == (m == 1), (kw["single"], m)
         unit = np.dtype("V%d" % self.isz)
         idx = np.empty(n, self.idt)
@@ -1091,6 +1092,7 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
             launches[one] = _host_kernel(jk.take_spec(
                 kind, arrays[0].dtype.itemsize, idx.dtype, mode, one), tmp)
         launch = launches[one]
+        nv = 1 if one else jk.NVEC
         pad = [0] * (nv - m)
         args = [idx.ctypes.data, idx.size, bad.ctypes.data, m]
         args += [x.ctypes.data for x in s] + pad

@@ -19,8 +19,8 @@
 ##   mode    "raise", "wrap" or "clip"
 ##   nvec    arrays per launch (parameters; the first ``m`` are used)
 ##   block   threads per block
-##   single  whether the launch moves one array (m == 1: the other
-##           arrays' parameters are left unread)
+##   single  whether the launch moves one array (m == 1: the parameters
+##           of one array alone, a short argument list to pack)
 ##   gload   how a take's gathers load: "nc" (the read-only path, through
 ##           L1), "cg" (L2 only, no L1 line allocated) or "ca" (a plain
 ##           global load, as a kernel without __restrict__ makes)
@@ -71,19 +71,20 @@ template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
     gather = ("src%d[j]" if gload == "nc" else "ga_ld" + gload + "(src%d + j)")
 %>\
 
+<% nv = 1 if single else nvec %>\
 extern "C" __global__ void __launch_bounds__(${block})
 ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, int m\
-% for v in range(nvec):
+% for v in range(nv):
 , const ${unit} *__restrict__ src${v}\
 % endfor
-% for v in range(nvec):
+% for v in range(nv):
 , ${unit} *__restrict__ dst${v}\
 % endfor
-% for v in range(nvec):
+% for v in range(nv):
 , long long size${v}\
 % endfor
 % if kind == "put":
-% for v in range(nvec):
+% for v in range(nv):
 , long long nval${v}\
 % endfor
 % endif
@@ -95,7 +96,7 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
         // numpy converts the index to intp first: unsigned 64-bit values
         // past 2**63 - 1 become negative
         const long long k = (long long)${load_idx};
-% for v in range(1 if single else nvec):
+% for v in range(nv):
         if (${v} < m${" && nval%d > 0" % v if kind == "put" else ""}) {
 % if mode == "raise":
             const long long j = k < 0 ? k + size${v} : k;
