@@ -3,14 +3,15 @@ units a thread moves per chunk (``_joinkernels.UNROLL``) and blocks an SM
 of its grid (``_joinkernels.BLOCKS_PER_SM``), and which kernel joins the
 parts alike (``_joinkernels.ALIKE``: ``join_alike.cu.mako``, or the
 general ``joining.cu.mako`` when false), on the join of 64
-float32 arrays of 2**20 and of 2**22 elements along axis 0, and of
-(1024, 256) along axis 1.  Each row
+float32 arrays of 2**20 and of 2**22 elements along axis 0, of
+(1024, 256) along axis 1, and of 8192 arrays of 256 (parts of less than
+a chunk, more parts than the grid's blocks).  Each row
 gives two times: one call between two events (what ``run.py joining``
 times: the call's host work and the kernel in series) and 20 calls back to
 back between two events, per call (the kernel's own rate, the host's work
 hidden behind the previous kernel).  Beside them, in the same process:
 PyTorch's ``torch.cat``, and one ``cuMemcpyDtoD`` of the joined bytes (the
-copy ceiling), and 64 ``cuMemcpyDtoDAsync`` (one a part).
+copy ceiling), and a ``cuMemcpyDtoDAsync`` a part.
 
 The alike kernel's launch bound follows the blocks an SM (8: 32
 registers a thread, 4: 64), and a fourth field ``cs`` turns on its
@@ -26,8 +27,6 @@ import sys
 import numpy as np
 
 from common import event_median_ms, gpuarr_events, rivals, torch_events
-
-PARTS = 64
 
 
 def _batch_ms(fn, pair, calls=20, repeats=9):
@@ -60,15 +59,17 @@ def main():
     ev = gpuarr_events()
     rng = np.random.default_rng(11)
     u0, b0, a0, h0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE, jk.ALIKE_HINTS
-    for shape, axis in (((2 ** 20,), 0), ((2 ** 22,), 0), ((1024, 256), 1)):
+    for nparts, shape, axis in ((64, (2 ** 20,), 0), (64, (2 ** 22,), 0),
+                                (64, (1024, 256), 1), (8192, (256,), 0)):
         part = int(np.prod(shape))
         hosts = [rng.standard_normal(shape, dtype=np.float32)
-                 for _ in range(PARTS)]
+                 for _ in range(nparts)]
         want = np.concatenate(hosts, axis=axis).ravel()
         parts = [gpuarr.to_gpu(h) for h in hosts]
-        nbytes = 2 * 4 * part * PARTS
-        label = ("64 x 2**%d f32" % (part.bit_length() - 1) if axis == 0
-                 else "64 x %s f32, axis %d" % (shape, axis))
+        nbytes = 2 * 4 * part * nparts
+        label = ("%d x 2**%d f32" % (nparts, part.bit_length() - 1)
+                 if axis == 0
+                 else "%d x %s f32, axis %d" % (nparts, shape, axis))
 
         def join():
             return gpuarr.concatenate(parts, axis=axis)
@@ -76,8 +77,8 @@ def main():
         def gbs(ms):
             return nbytes / (ms * 1e-3) / 1e9
 
-        out = gpuarr.empty(PARTS * part, np.float32)
-        src = gpuarr.empty(PARTS * part, np.float32)
+        out = gpuarr.empty(nparts * part, np.float32)
+        src = gpuarr.empty(nparts * part, np.float32)
         one = event_median_ms(
             lambda: drv.memcpy_dtod(out.ptr, src.ptr, out.nbytes), ev)
         print("%s  one cuMemcpyDtoD: %.1f GB/s" % (label, gbs(one)))
@@ -86,7 +87,7 @@ def main():
         def each():
             for k, p in enumerate(parts):
                 drv.memcpy_dtod_async(out.ptr + k * step, p.ptr, step)
-        print("%s  64 cuMemcpyDtoDAsync: per call %.1f GB/s, back to back "
+        print("%s  cuMemcpyDtoDAsync a part: per call %.1f GB/s, back to back "
               "%.1f GB/s" % (label, gbs(event_median_ms(each, ev)),
                              gbs(_batch_ms(each, ev))))
         if axis == 0:

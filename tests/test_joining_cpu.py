@@ -1166,9 +1166,10 @@ def test_host_run_alike_join_kernel(dt, shape, ax, hints, tmp_path,
     # the alike kernel itself, compiled for the host: parts of several
     # chunks (BLOCK * UNROLL units each) ending inside one, grids of one
     # block, of fewer blocks than chunks and of more, every unit width,
-    # rows or none
+    # rows or none; with parts of one chunk, a step of three blocks passes
+    # three parts at once
     rng = np.random.default_rng(9)
-    parts = [_host_values(shape, dt, rng) for _ in range(5)]
+    parts = [_host_values(shape, dt, rng) for _ in range(13)]
     want = np.concatenate(parts, axis=ax)
     outer = int(np.prod(shape[:ax]))
     nb = parts[0].nbytes // outer

@@ -375,6 +375,26 @@ def test_join_of_many_large_parts_alike(monkeypatch, alike, hints, unroll,
                  np.concatenate(hosts, axis=ax))
 
 
+def test_join_of_more_parts_than_blocks_alike():
+    # parts of one or two chunks each and many more parts than the grid's
+    # blocks: one step of the grid passes hundreds of parts (the alike
+    # kernel's division where a step leaves its part), along axis 0 and
+    # along axis 1 (rows)
+    from gpuarr import _joinkernels
+    blocks = _joinkernels._capped_grid(2 ** 30, _joinkernels.BLOCKS_PER_SM)[0]
+    chunk = _joinkernels.BLOCK * _joinkernels.UNROLL * 4  # f4, 16-byte units
+    for nparts, shape in ((3 * blocks + 7, (333,)),
+                          (2 * blocks + 1, (chunk + 4,)),
+                          (blocks + 5, (2, chunk // 2 + 2))):
+        hosts = [rand(shape, "f4") for _ in range(nparts)]
+        devs = [gpuarr.to_gpu(h) for h in hosts]
+        for ax in range(len(shape)):
+            poisoned((nparts * hosts[0].size,), "f4")
+            same(gpuarr.concatenate(devs, axis=ax),
+                 np.concatenate(hosts, axis=ax))
+        del devs
+
+
 @pytest.mark.huge
 @pytest.mark.parametrize("axis", [0, 1])
 def test_join_alike_64bit_positions(axis):

@@ -48,14 +48,16 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
 % else:
     (void)rw_;
 % endif
-    // chunk c is chunk xb of part k; the step is gridDim.x chunks (the
-    // part found by subtraction: no division a chunk)
+    // chunk c is chunk xb of part k; the step is gridDim.x chunks (a
+    // division only where a step leaves the part: one step may pass many
+    // parts of few chunks each)
     int k = (int)((I)blockIdx.x / cpp);
     I xb = (I)blockIdx.x - (I)k * cpp;
     for (I c = (I)blockIdx.x; c < total; c += (I)gridDim.x) {
-        while (xb >= cpp) {
-            xb -= cpp;
-            ++k;
+        if (xb >= cpp) {
+            const I q = xb / cpp;
+            xb -= q * cpp;
+            k += (int)q;
         }
         const I base = xb * ${chunk} + (I)threadIdx.x;
         xb += (I)gridDim.x;
