@@ -14,10 +14,10 @@ PyTorch's ``torch.cat``, and one ``cuMemcpyDtoD`` of the joined bytes (the
 copy ceiling), and a ``cuMemcpyDtoDAsync`` a part.
 
 The alike kernel's launch bound follows the blocks an SM (8: 32
-registers a thread, 4: 64), and a fourth field ``cs`` turns on its
-streaming hints (``_joinkernels.ALIKE_HINTS``).
+registers a thread, 4: 64).  (Streaming hints on its loads and stores
+were swept too, on an H100: within 0.3%; taken out.)
 
-    python benchmarks/sweep_join.py [unroll:blocks:alike|general[:cs] ...]
+    python benchmarks/sweep_join.py [unroll:blocks:alike|general ...]
     (default 4:8:alike 4:8:general 8:8:alike 4:16:alike 2:16:alike
     8:4:alike)
 """
@@ -53,12 +53,12 @@ def main():
                             "4:16:alike", "2:16:alike", "8:4:alike"]
     pairs = []
     for a in args:
-        u, b, kind, *hint = a.split(":")
-        pairs.append((int(u), int(b), kind == "alike", hint == ["cs"]))
+        u, b, kind = a.split(":")
+        pairs.append((int(u), int(b), kind == "alike"))
     _, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(11)
-    u0, b0, a0, h0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE, jk.ALIKE_HINTS
+    u0, b0, a0 = jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE
     for nparts, shape, axis in ((64, (2 ** 20,), 0), (64, (2 ** 22,), 0),
                                 (64, (1024, 256), 1), (8192, (256,), 0)):
         part = int(np.prod(shape))
@@ -103,22 +103,19 @@ def main():
                   % (label, gbs(event_median_ms(tcat, tev)),
                      gbs(_batch_ms(tcat, tev))))
             del tp
-        for unroll, bps, alike, hints in pairs:
-            jk.UNROLL, jk.BLOCKS_PER_SM = unroll, bps
-            jk.ALIKE, jk.ALIKE_HINTS = alike, hints
+        for unroll, bps, alike in pairs:
+            jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = unroll, bps, alike
             jk._RECENT_JOINS.clear()
             try:
                 assert np.array_equal(join().get().ravel(), want)
                 per = event_median_ms(join, ev)
                 back = _batch_ms(join, ev)
-                print("%s  gpuarr %s unroll %d, %2d blocks/SM%s: per call "
+                print("%s  gpuarr %s unroll %d, %2d blocks/SM: per call "
                       "%.1f GB/s, back to back %.1f GB/s"
                       % (label, "alike  " if alike else "general", unroll,
-                         bps, ", hints" if hints else "", gbs(per),
-                         gbs(back)))
+                         bps, gbs(per), gbs(back)))
             finally:
-                jk.UNROLL, jk.BLOCKS_PER_SM = u0, b0
-                jk.ALIKE, jk.ALIKE_HINTS = a0, h0
+                jk.UNROLL, jk.BLOCKS_PER_SM, jk.ALIKE = u0, b0, a0
                 jk._RECENT_JOINS.clear()
         del parts
 

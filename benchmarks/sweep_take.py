@@ -1,19 +1,18 @@
 """Sweep of the take kernel of ``gpuarr.take`` and ``gpuarr.multi_take``
-on the GPU machine: how its gathers load (``_joinkernels.TAKE_GATHER_LOAD``:
-"nc", the read-only path through L1, "cg", L2 alone, or "ca", a plain
-global load as CuPy's kernel makes), whether the index array and the
-output carry the streaming (evict-first) hints
-(``_joinkernels.TAKE_STREAM``), so that they do not push the gathered
-array out of L2, and the grid (``_joinkernels.TAKE_BLOCKS_PER_SM``: 8, a
-persistent grid looping over the indices, or 0, a block per 256 indices
-as CuPy launches).  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
+on the GPU machine: whether the index array and the output carry the
+streaming (evict-first) hints (``_joinkernels.TAKE_STREAM``), so that they
+do not push the gathered array out of L2, and the grid
+(``_joinkernels.TAKE_BLOCKS_PER_SM``: 8, a persistent grid looping over
+the indices, or 0, a block per 256 indices as CuPy launches).  (The
+gathers' load path was swept too, on an H100: the read-only path, L2
+alone and a plain load were within 0.5%; the read-only path stayed.)  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
 float32, one int64 index array of 2**22, negative indices too) and take of
 2**26 float32 (int64 indices, mode="raise") from an array of 2**26 (its
 gathers miss in L2) and of 2**22 (they hit), beside CuPy's and PyTorch's
 in the same process, each call between two events (medians).
 
-    python benchmarks/sweep_take.py [load:stream[:blocks] ...]
-    (default nc:0 cg:0 ca:0 nc:1 cg:1 nc:0:0 ca:0:0)
+    python benchmarks/sweep_take.py [stream:blocks ...]
+    (default 0:8 1:8 0:0 1:0)
 """
 import sys
 
@@ -31,10 +30,9 @@ def main():
     from gpuarr import _joinkernels as jk
 
     configs = []
-    for a in sys.argv[1:] or ["nc:0", "cg:0", "ca:0", "nc:1", "cg:1",
-                              "nc:0:0", "ca:0:0"]:
-        load, st, *bps = a.split(":")
-        configs.append((load, bool(int(st)), int(bps[0]) if bps else 8))
+    for a in sys.argv[1:] or ["0:8", "1:8", "0:0", "1:0"]:
+        st, bps = a.split(":")
+        configs.append((bool(int(st)), int(bps)))
     cp, torch = rivals()
     ev = gpuarr_events()
     rng = np.random.default_rng(5)
@@ -87,20 +85,18 @@ def main():
         rows.append(("take 2**26 f32 from 2**%d" % (size.bit_length() - 1),
                      one, theirs))
 
-    l0, s0, b0 = jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM
+    s0, b0 = jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM
     for label, fn, theirs in rows:
         print("%s: %s" % (label, ", ".join(
             "%s %.1f GB/s" % kv for kv in theirs.items())))
-        for load, st, bps in configs:
-            jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM = load, st
-            jk.TAKE_BLOCKS_PER_SM = bps
+        for st, bps in configs:
+            jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM = st, bps
             try:
-                print("  gpuarr gathers %s, streaming hints %s, %s: %.1f GB/s"
-                      % (load, "on " if st else "off",
+                print("  gpuarr streaming hints %s, %s: %.1f GB/s"
+                      % ("on " if st else "off",
                          "%d blocks/SM" % bps if bps else "full grid", fn()))
             finally:
-                jk.TAKE_GATHER_LOAD, jk.TAKE_STREAM = l0, s0
-                jk.TAKE_BLOCKS_PER_SM = b0
+                jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM = s0, b0
 
 
 if __name__ == "__main__":

@@ -61,11 +61,10 @@ def test_join_kernel_compiles_for_every_source_dtype(out_dt):
 
 
 @needs_compiler
-@pytest.mark.parametrize("hints", [("nc", False), ("cg", True), ("ca", False)])
+@pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("kind", ["take", "put"])
-def test_take_put_kernels_compile(kind, hints, monkeypatch):
-    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
-    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
+def test_take_put_kernels_compile(kind, stream, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_STREAM", stream)
     # each index dtype, item size and mode at least once (the three are
     # independent parts of the source)
     combos = {(isz, idt, mode)
@@ -92,18 +91,14 @@ def test_take_specs_are_kept_per_arguments_and_settings(monkeypatch):
     a = jk.take_spec("take", 4, np.dtype("i8"), "wrap", True)
     assert jk.take_spec("take", 4, np.dtype("i8"), "wrap", True) is a
     assert jk.take_spec("take", 4, np.dtype("i8"), "wrap", False) is not a
-    monkeypatch.setattr(jk, "TAKE_STREAM", True)
+    monkeypatch.setattr(jk, "TAKE_STREAM", not jk.TAKE_STREAM)
     b = jk.take_spec("take", 4, np.dtype("i8"), "wrap", True)
-    assert b is not a and b.kkey != a.kkey and b.render_kw["stream"]
+    assert b is not a and b.kkey != a.kkey
+    assert b.render_kw["stream"] == jk.TAKE_STREAM
     # bad arguments raise every time (nothing kept for them)
     for _ in range(2):
         with pytest.raises(ValueError):
             jk.take_spec("take", 3, np.dtype("i8"))
-    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", "cs")
-    with pytest.raises(ValueError, match="TAKE_GATHER_LOAD"):
-        jk.take_spec("take", 4, np.dtype("i8"))
-    # a put reads its values in order: the gather load does not change it
-    assert jk.take_spec("put", 4, np.dtype("i8")).render_kw["gload"] == "nc"
 
 
 def test_recent_joins_are_kept_per_setting(monkeypatch):
@@ -111,8 +106,7 @@ def test_recent_joins_are_kept_per_setting(monkeypatch):
     args = (1 << 20, 3, 64, [1 << 24, 1 << 25])
     a = jk.alike_join_spec(*args)
     assert jk.alike_join_spec(*args) is a
-    for name, value in (("ALIKE_HINTS", True), ("UNROLL", 8),
-                        ("BLOCKS_PER_SM", 4)):
+    for name, value in (("UNROLL", 8), ("BLOCKS_PER_SM", 4)):
         with monkeypatch.context() as m:
             m.setattr(jk, name, value)
             b = jk.alike_join_spec(*args)
@@ -574,9 +568,10 @@ def test_fake_stacks_match_numpy(fake_lib):
 
 def test_fake_take_grid(fake_lib):
     _check(fake_lib, """
-        # the take/put grid: gather_grid's at the default eight blocks an
-        # SM, a block per BLOCK indices with 0, and the cap with 1
+        # the take/put grid: gather_grid's at eight blocks an SM, a block
+        # per BLOCK indices with 0 (the default), and the cap with 1
         nsm = jk._state().nsm
+        b0 = jk.TAKE_BLOCKS_PER_SM
         try:
             for n in (0, 1, 255, 257, 10 ** 6, 10 ** 9, 2 ** 40):
                 jk.TAKE_BLOCKS_PER_SM = 8
@@ -588,7 +583,7 @@ def test_fake_take_grid(fake_lib):
                 assert jk.take_grid(n) == (max(1, min(-(-n // jk.BLOCK),
                                                       nsm)), 1, 1), n
         finally:
-            jk.TAKE_BLOCKS_PER_SM = 8
+            jk.TAKE_BLOCKS_PER_SM = b0
     """)
 
 
@@ -893,8 +888,6 @@ static unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
     unsigned long long o = *p; if (v < o) *p = v; return o;
 }
 // the cache-hinted loads and stores: plain ones on the host
-template <class T> static inline T __ldcg(const T *p) { return *p; }
-template <class T> static inline T __ldca(const T *p) { return *p; }
 template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 struct ga_half {
@@ -1106,11 +1099,10 @@ def _host_take(kind, arrays, idx, mode, tmp, outs=None, nvals=None):
 
 
 @needs_cxx
-@pytest.mark.parametrize("hints", [("nc", False), ("cg", True), ("ca", False)])
+@pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("idt", INDEX_DTYPES, ids=str)
-def test_host_run_take_and_put_kernels(idt, hints, tmp_path, monkeypatch):
-    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
-    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
+def test_host_run_take_and_put_kernels(idt, stream, tmp_path, monkeypatch):
+    monkeypatch.setattr(jk, "TAKE_STREAM", stream)
     rng = np.random.default_rng(9)
     tmp = str(tmp_path)
     for dt in ("u1", "f2", "i4", "f8", "c16"):
@@ -1158,10 +1150,7 @@ def test_host_run_take_and_put_kernels(idt, hints, tmp_path, monkeypatch):
 @pytest.mark.parametrize("dt,shape,ax", [("f4", (2500,), 0), ("u1", (3, 701), 1),
                                          ("c16", (5, 3), 0), ("i2", (2, 3, 3), 2),
                                          ("f8", (4, 2, 300), 1)], ids=str)
-@pytest.mark.parametrize("hints", [False, True])
-def test_host_run_alike_join_kernel(dt, shape, ax, hints, tmp_path,
-                                    monkeypatch):
-    monkeypatch.setattr(jk, "ALIKE_HINTS", hints)
+def test_host_run_alike_join_kernel(dt, shape, ax, tmp_path, monkeypatch):
     monkeypatch.setattr(jk, "_RECENT_JOINS", type(jk._RECENT_JOINS)())
     # the alike kernel itself, compiled for the host: parts of several
     # chunks (BLOCK * UNROLL units each) ending inside one, grids of one
@@ -1179,7 +1168,6 @@ def test_host_run_alike_join_kernel(dt, shape, ax, hints, tmp_path,
             out.__array_interface__["data"][0], outer, nb,
             [p.__array_interface__["data"][0] for p in parts])
         assert spec.render_kw["rows"] == (outer > 1)
-        assert spec.render_kw["hints"] == hints
         _host_kernel(spec, str(tmp_path))((grid, 1, 1),
                                           [table.ctypes.data, *spec.tail])
         assert out.tobytes() == want.tobytes(), grid

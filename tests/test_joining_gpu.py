@@ -347,21 +347,18 @@ def test_join_of_many_parts_alike():
             gpuarr.concatenate(bad, axis=0)
 
 
-@pytest.mark.parametrize("alike,hints,unroll,bps", [
-    (True, False, 4, 8), (True, True, 4, 8), (True, False, 8, 4),
-    (False, False, 4, 8)])
-def test_join_of_many_large_parts_alike(monkeypatch, alike, hints, unroll,
-                                        bps):
+@pytest.mark.parametrize("alike,unroll,bps", [
+    (True, 4, 8), (True, 8, 4), (False, 4, 8)])
+def test_join_of_many_large_parts_alike(monkeypatch, alike, unroll, bps):
     # parts of many chunks each (the grid's loop over all parts' chunks,
     # a part's last chunk ending inside it), every unit width: 16-byte
     # units (c16), odd row bytes (u1: 1-byte units), rows of the output
-    # with a division (axis 1); the alike kernel with its streaming hints
-    # and at another unroll and launch bound, and the general kernel
-    # (ALIKE off) must give the same bytes
+    # with a division (axis 1); the alike kernel at another unroll and
+    # launch bound, and the general kernel (ALIKE off) must give the same
+    # bytes
     from gpuarr import _joinkernels
     monkeypatch.setattr(_joinkernels, "_RECENT_JOINS", {})
     monkeypatch.setattr(_joinkernels, "ALIKE", alike)
-    monkeypatch.setattr(_joinkernels, "ALIKE_HINTS", hints)
     monkeypatch.setattr(_joinkernels, "UNROLL", unroll)
     monkeypatch.setattr(_joinkernels, "BLOCKS_PER_SM", bps)
     k = _joining._VECTOR_BUILD + 2
@@ -555,18 +552,16 @@ def test_take_modes_and_out_of_range():
                     mode="wrap")
 
 
-@pytest.mark.parametrize("hints", [("nc", False, 8), ("cg", False, 8),
-                                   ("ca", False, 8), ("nc", True, 8),
-                                   ("cg", True, 0), ("nc", False, 1)])
-def test_take_cache_hints(hints, monkeypatch):
-    # the take kernel with each gather load and streaming hint, every unit
+@pytest.mark.parametrize("stream,bps", [(True, 0), (False, 0), (True, 8),
+                                        (False, 1)])
+def test_take_cache_hints(stream, bps, monkeypatch):
+    # the take kernel with and without the streaming hints, every unit
     # width, sizes that leave partial blocks, every mode, the first bad
-    # index found wherever it falls; grids of a block an index block (0)
-    # and of one block an SM (a long loop)
+    # index found wherever it falls; grids of a block an index block (0),
+    # of eight blocks an SM and of one (a long loop)
     from gpuarr import _joinkernels as jk
-    monkeypatch.setattr(jk, "TAKE_GATHER_LOAD", hints[0])
-    monkeypatch.setattr(jk, "TAKE_STREAM", hints[1])
-    monkeypatch.setattr(jk, "TAKE_BLOCKS_PER_SM", hints[2])
+    monkeypatch.setattr(jk, "TAKE_STREAM", stream)
+    monkeypatch.setattr(jk, "TAKE_BLOCKS_PER_SM", bps)
     for dt in ("u1", "f2", "f4", "f8", "c16"):
         h = rand((3001,), dt)
         a = gpuarr.to_gpu(h)

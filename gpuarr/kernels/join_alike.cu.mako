@@ -25,15 +25,13 @@
 ##   unroll   units per thread and chunk
 ##   bps      blocks an SM the launch bound asks registers for (8: 32 a
 ##            thread)
-##   hints    whether the parts are loaded and the output stored with the
-##            streaming (evict-first) hints: each byte is moved once
 <% chunk = block * unroll %>\
 typedef ${itype} ga_alike_index;
 
 ## (eight blocks an SM bound the registers to 32: no spills by default
-## but for 64-bit positions with several rows, which are left unbounded;
-## the hints with several rows spill 8 bytes of 16-byte units.  The bound
-## is at most what an SM's 2048 threads hold: ptxas ignores more)
+## but for 64-bit positions with several rows, which are left unbounded.
+## The bound is at most what an SM's 2048 threads hold: ptxas ignores
+## more)
 extern "C" __global__ void __launch_bounds__(${block}${", %d" % min(bps, 2048 // block) if itype == "int" or not rows else ""})
 ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         long long npr_, long long outer_, long long rw_, int nparts)
@@ -68,7 +66,7 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
         for (int u = 0; u < ${unroll}; ++u) {
             const I i = base + u * ${block};
             if (i < n)
-                v[u] = ${"__ldcs(src + i)" if hints else "src[i]"};
+                v[u] = src[i];
         }
 #pragma unroll
         for (int u = 0; u < ${unroll}; ++u) {
@@ -80,11 +78,7 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
 % else:
                 const I o = i;
 % endif
-% if hints:
-                __stcs(d + o, v[u]);
-% else:
                 d[o] = v[u];
-% endif
             }
         }
     }

@@ -21,35 +21,28 @@
 ##   block   threads per block
 ##   single  whether the launch moves one array (m == 1: the parameters
 ##           of one array alone, a short argument list to pack)
-##   gload   how a take's gathers load: "nc" (the read-only path, through
-##           L1), "cg" (L2 only, no L1 line allocated) or "ca" (a plain
-##           global load, as a kernel without __restrict__ makes)
 ##   stream  whether the index array is loaded and a take's output stored
 ##           with the streaming hints (evict first: read or written once,
 ##           they should not push the gathered array out of L2)
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
-% if gload != "nc" or stream:
+% if stream:
 
-// a load or store of a T through the unsigned integers of its width, with
-// a cache hint (the hinted intrinsics take built-in types alone)
-#define GA_HINTED_LOAD(fname, intrinsic) \
-template <class T> __device__ __forceinline__ T fname(const T *p) \
-{ \
-    union { T v; unsigned char b1; unsigned short b2; unsigned int b4; \
-            unsigned long long b8[2]; } u; \
-    if (sizeof(T) == 1) u.b1 = intrinsic((const unsigned char *)p); \
-    else if (sizeof(T) == 2) u.b2 = intrinsic((const unsigned short *)p); \
-    else if (sizeof(T) == 4) u.b4 = intrinsic((const unsigned int *)p); \
-    else { \
-        u.b8[0] = intrinsic((const unsigned long long *)p); \
-        if (sizeof(T) == 16) \
-            u.b8[1] = intrinsic((const unsigned long long *)p + 1); \
-    } \
-    return u.v; \
+// a load or store of a T through the unsigned integers of its width,
+// with the streaming hint (the hinted intrinsics take built-in types alone)
+template <class T> __device__ __forceinline__ T ga_ldcs(const T *p)
+{
+    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
+            unsigned long long b8[2]; } u;
+    if (sizeof(T) == 1) u.b1 = __ldcs((const unsigned char *)p);
+    else if (sizeof(T) == 2) u.b2 = __ldcs((const unsigned short *)p);
+    else if (sizeof(T) == 4) u.b4 = __ldcs((const unsigned int *)p);
+    else {
+        u.b8[0] = __ldcs((const unsigned long long *)p);
+        if (sizeof(T) == 16)
+            u.b8[1] = __ldcs((const unsigned long long *)p + 1);
+    }
+    return u.v;
 }
-GA_HINTED_LOAD(ga_ldcg, __ldcg)
-GA_HINTED_LOAD(ga_ldca, __ldca)
-GA_HINTED_LOAD(ga_ldcs, __ldcs)
 
 template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
 {
@@ -66,10 +59,7 @@ template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
     }
 }
 % endif
-<%
-    load_idx = "ga_ldcs(idx + i)" if stream else "idx[i]"
-    gather = ("src%d[j]" if gload == "nc" else "ga_ld" + gload + "(src%d + j)")
-%>\
+<% load_idx = "ga_ldcs(idx + i)" if stream else "idx[i]" %>\
 
 <% nv = 1 if single else nvec %>\
 extern "C" __global__ void __launch_bounds__(${block})
@@ -113,9 +103,9 @@ ${name}(const ${idx_t} *__restrict__ idx, long long n, unsigned long long *bad, 
 % endif
 % if kind == "take":
 % if stream:
-                ga_stcs(dst${v} + i, ${gather % v});
+                ga_stcs(dst${v} + i, src${v}[j]);
 % else:
-                dst${v}[i] = ${gather % v};
+                dst${v}[i] = src${v}[j];
 % endif
 % else:
                 dst${v}[j] = src${v}[i < nval${v} ? i : i % nval${v}];
