@@ -3,13 +3,17 @@ on the GPU machine: whether the index array and the output carry the
 streaming (evict-first) hints (``_joinkernels.TAKE_STREAM``), so that they
 do not push the gathered array out of L2, and the grid
 (``_joinkernels.TAKE_BLOCKS_PER_SM``: 8, a persistent grid looping over
-the indices, or 0, a block per 256 indices as CuPy launches).  (The
+the indices, or 0, a block per 256 indices as CuPy launches), and the
+same two for the gather of ``a[idx]`` (``_indexkernels.MOVE_STREAM`` and
+``MOVE_BLOCKS_PER_SM``, 0 there: a block per 1024 elements).  (The
 gathers' load path was swept too, on an H100: the read-only path, L2
 alone and a plain load were within 0.5%; the read-only path stayed.)  Rows: ``run.py joining``'s multi_take (16 arrays of 2**22
 float32, one int64 index array of 2**22, negative indices too) and take of
 2**26 float32 (int64 indices, mode="raise") from an array of 2**26 (its
-gathers miss in L2) and of 2**22 (they hit), beside CuPy's and PyTorch's
-in the same process, each call between two events (medians).
+gathers miss in L2) and of 2**22 (they hit), and ``a[idx]`` of 2**28
+float32 from 2**28 (``run.py indexing``'s row) and from 2**22, beside
+CuPy's and PyTorch's in the same process, each call between two events
+(medians).
 
     python benchmarks/sweep_take.py [stream:blocks ...]
     (default 0:8 1:8 0:0 1:0)
@@ -27,6 +31,7 @@ NM = 2 ** 22
 def main():
     import gpuarr
     import gpuarr.autoinit  # noqa: F401
+    from gpuarr import _indexkernels as ik
     from gpuarr import _joinkernels as jk
 
     configs = []
@@ -85,18 +90,43 @@ def main():
         rows.append(("take 2**26 f32 from 2**%d" % (size.bit_length() - 1),
                      one, theirs))
 
-    s0, b0 = jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM
+    for size in (2 ** 28, 2 ** 22):
+        host_a = rng.standard_normal(size, dtype=np.float32)
+        host_t = rng.integers(0, size, 2 ** 28, dtype=np.int64)
+        a, t = gpuarr.to_gpu(host_a), gpuarr.to_gpu(host_t)
+        nb = 2 ** 28 * (8 + 4 + 4)
+        fns = {}
+        if cp is not None:
+            ca, ct = cp.asarray(host_a), cp.asarray(host_t)
+            fns["CuPy"] = lambda: ca[ct]
+        if torch is not None:
+            ta = torch.from_numpy(host_a).cuda()
+            tt = torch.from_numpy(host_t).cuda()
+            fns["PyTorch"] = lambda: ta[tt]
+        theirs = rivals_gbs(cp, torch, fns, nb)
+        fns.clear()
+
+        def index(a=a, t=t, host_a=host_a, host_t=host_t, nb=nb):
+            assert np.array_equal(a[t].get(), host_a[host_t])
+            return gbs(nb, event_median_ms(lambda: a[t], ev))
+        rows.append(("a[idx] 2**28 f32 from 2**%d" % (size.bit_length() - 1),
+                     index, theirs))
+
+    saved = (jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM, ik.MOVE_STREAM,
+             ik.MOVE_BLOCKS_PER_SM)
     for label, fn, theirs in rows:
         print("%s: %s" % (label, ", ".join(
             "%s %.1f GB/s" % kv for kv in theirs.items())))
         for st, bps in configs:
             jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM = st, bps
+            ik.MOVE_STREAM, ik.MOVE_BLOCKS_PER_SM = st, bps
             try:
                 print("  gpuarr streaming hints %s, %s: %.1f GB/s"
                       % ("on " if st else "off",
                          "%d blocks/SM" % bps if bps else "full grid", fn()))
             finally:
-                jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM = s0, b0
+                (jk.TAKE_STREAM, jk.TAKE_BLOCKS_PER_SM, ik.MOVE_STREAM,
+                 ik.MOVE_BLOCKS_PER_SM) = saved
 
 
 if __name__ == "__main__":

@@ -272,7 +272,8 @@ def _move(kind, view, other, nb, pre, post, direct=None, offs=None):
     args = [total, src.ptr, dst.ptr, nb] + mid
     for dim in pd + qd:
         args += dim
-    _ik.function(spec).prepared_call(_ik.grid(total), spec.block, *args)
+    _ik.function(spec).prepared_call(_ik.move_grid(total), spec.block,
+                                     *args)
     if direct is not None:
         raise_bad_index(flag, [idx], [n], [axis])
 

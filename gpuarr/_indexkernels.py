@@ -31,7 +31,8 @@ from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "TILE", "MAX_ARRAYS", "NO_BAD", "count_spec",
            "select_spec", "offsets_spec", "move_spec", "at_spec", "AT_OPS",
-           "tiles", "grid", "function"]
+           "tiles", "grid", "move_grid", "MOVE_STREAM",
+           "MOVE_BLOCKS_PER_SM", "function"]
 
 #: threads per block of every kernel here
 BLOCK = 256
@@ -41,6 +42,13 @@ TILE = BLOCK * 16
 MAX_ARRAYS = 32
 #: the "no bad index" value of a flag word (all ones)
 NO_BAD = _jk.NO_BAD
+#: whether gathers and scatters (:func:`move_spec`) load their index array
+#: or offsets, and gathers store their output, with the streaming
+#: (evict-first) hints, as takes do (:data:`gpuarr._joinkernels.TAKE_STREAM`)
+MOVE_STREAM = True
+#: blocks per multiprocessor of a gather or scatter launch at most (0: a
+#: block per ``4 * BLOCK`` elements, no cap)
+MOVE_BLOCKS_PER_SM = 0
 
 _UNITS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
           8: "unsigned long long", 16: "ga_unit16"}
@@ -80,7 +88,7 @@ def _spec(kind, kkey, chars, **kw):
     spec.render_kw = dict(name=spec.name, kind=kind, block=BLOCK, action="",
                           unit="", nd=0, idx_ts=(), mode="raise", adv="",
                           idx_t="", npre=0, npost=0, wide=False,
-                          check_only=False)
+                          check_only=False, stream=False)
     spec.render_kw.update(kw)
     spec.chars = chars
     spec.block = (BLOCK, 1, 1)
@@ -210,9 +218,10 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
         chars = "qPPqPqqP"
         _mode(mode)
     chars += "qq" * (npre + npost)
-    return _spec(kind, (itemsize, npre, npost, bool(wide), kdt, mode), chars,
-                 unit=unit, adv=adv, idx_t=ct, mode=mode, npre=npre,
-                 npost=npost, wide=bool(wide))
+    stream = bool(MOVE_STREAM)
+    return _spec(kind, (itemsize, npre, npost, bool(wide), kdt, mode, stream),
+                 chars, unit=unit, adv=adv, idx_t=ct, mode=mode, npre=npre,
+                 npost=npost, wide=bool(wide), stream=stream)
 
 
 #: the operations of :func:`at_spec` (numpy's subtract.at adds the
@@ -292,6 +301,13 @@ def at_spec(dtype, op, npre, npost, wide, index_dtype=None, checked=False):
 
 
 def grid(n):
-    """The grid of an offsets or move launch over ``n`` positions:
+    """The grid of an offsets or ``ufunc.at`` launch over ``n`` positions:
     :func:`gpuarr._joinkernels.gather_grid`'s."""
     return _jk.gather_grid(n)
+
+
+def move_grid(n):
+    """The grid of a :func:`move_spec` launch over ``n`` elements (four a
+    thread and step): a block per ``4 * BLOCK`` elements, at most
+    :data:`MOVE_BLOCKS_PER_SM` a multiprocessor (0: no such cap)."""
+    return _jk.capped_grid(-(-n // (4 * BLOCK)), MOVE_BLOCKS_PER_SM)

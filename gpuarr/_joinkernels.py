@@ -37,7 +37,8 @@ from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
 __all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_STREAM", "TAKE_BLOCKS_PER_SM", "GATHER_L2_SHARE", "copy_spec", "take_spec",
-           "function", "gather_grid", "take_grid", "gather_groups",
+           "function", "gather_grid", "take_grid", "capped_grid",
+           "gather_groups",
            "join_grid", "contiguous_join_spec", "alike_join_spec", "ALIKE",
            "upload", "NO_BAD", "STAGING_SLOTS",
            "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
@@ -220,7 +221,7 @@ def gather_grid(n):
         ``n``, at most 8 per multiprocessor (the kernel loops over the
         rest).
     """
-    return _capped_grid(-(-n // BLOCK), 8)
+    return capped_grid(-(-n // BLOCK), 8)
 
 
 def take_grid(n):
@@ -233,13 +234,25 @@ def take_grid(n):
     tuple of int
         ``(blocks, 1, 1)``.
     """
-    return _capped_grid(-(-n // BLOCK), TAKE_BLOCKS_PER_SM)
+    return capped_grid(-(-n // BLOCK), TAKE_BLOCKS_PER_SM)
 
 
-def _capped_grid(blocks, per_sm):
-    """``(b, 1, 1)``: ``blocks`` (at least one), at most ``per_sm`` a
-    multiprocessor of the current context's device (0: no such cap) and
-    at most the grid's limit."""
+def capped_grid(blocks, per_sm):
+    """A one-dimensional grid of ``blocks`` blocks, capped.
+
+    Parameters
+    ----------
+    blocks : int
+        Blocks wanted (fewer than one counts as one).
+    per_sm : int
+        Blocks per multiprocessor of the current context's device at most
+        (0: no such cap).
+
+    Returns
+    -------
+    tuple of int
+        ``(b, 1, 1)`` with ``1 <= b <= 2**31 - 1``.
+    """
     cap = _state().nsm * per_sm or _GRID_MAX
     return (max(1, min(blocks, cap, _GRID_MAX)), 1, 1)
 
@@ -538,7 +551,7 @@ def join_grid(spec):
         chunks = -(-(npr * outer) // (BLOCK * UNROLL)) * nparts
     else:
         chunks = spec.tail[1]
-    return _capped_grid(chunks, BLOCKS_PER_SM)
+    return capped_grid(chunks, BLOCKS_PER_SM)
 
 
 #: the raw units of the alike join, by width in bytes

@@ -174,6 +174,9 @@ template <class T> static inline T atomicMax(T *p, T v)
 // a load through L2 only: of a word other threads change by atomics
 template <class T> static inline T __ldcg(const T *p)
 { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+// the streaming (evict-first) load and store: plain ones on the host
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
 template <class T> static inline T min(T a, T b) { return b < a ? b : a; }
 
 // mbarriers (sm_90): a phase completes when its pending arrivals and its

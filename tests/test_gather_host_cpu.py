@@ -30,23 +30,33 @@ def _args(npre, npost):
     return params, call
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory):
+@pytest.fixture(scope="module", params=[True, False],
+                ids=["streaming", "plain"])
+def host(tmp_path_factory, request):
+    # the gathers and scatters with and without the streaming hints
+    # (ik.MOVE_STREAM)
     parts = []
     k = 0
-    for kind in ("gather", "scatter"):
-        for npre, npost in ((0, 0), (1, 1)):
-            spec = ik.move_spec(kind, 4, npre, npost, False, np.int64)
-            params, call = _args(npre, npost)
-            parts.append(host_source(spec, k))
-            parts.append(launcher(
-                spec, k, "long long total, const void *src, void *dst, "
-                "long long nb, const void *idx, long long an, long long as_, "
-                "void *bad" + params,
-                "total, (const unsigned int *)src, (unsigned int *)dst, nb, "
-                "(const long long *)idx, an, as_, (unsigned long long *)bad"
-                + call))
-            k += 1
+    saved, ik.MOVE_STREAM = ik.MOVE_STREAM, request.param
+    try:
+        moves = [ik.move_spec(kind, 4, npre, npost, False, np.int64)
+                 for kind in ("gather", "scatter")
+                 for npre, npost in ((0, 0), (1, 1))]
+    finally:
+        ik.MOVE_STREAM = saved
+    assert all(m.render_kw["stream"] == request.param for m in moves)
+    for spec in moves:
+        npre, npost = spec.render_kw["npre"], spec.render_kw["npost"]
+        params, call = _args(npre, npost)
+        parts.append(host_source(spec, k))
+        parts.append(launcher(
+            spec, k, "long long total, const void *src, void *dst, "
+            "long long nb, const void *idx, long long an, long long as_, "
+            "void *bad" + params,
+            "total, (const unsigned int *)src, (unsigned int *)dst, nb, "
+            "(const long long *)idx, an, as_, (unsigned long long *)bad"
+            + call))
+        k += 1
     for checked in (False, True):
         spec = ik.at_spec(np.dtype(np.int32), "add", 1, 1, False, np.int64,
                           checked=checked)

@@ -115,6 +115,50 @@ def test_large_mask_and_gather():
     same(g[gpuarr.to_gpu(idx[::-3])], h[idx[::-3]])
 
 
+@pytest.mark.parametrize("stream,bps", [(True, 0), (False, 8), (True, 1),
+                                        (False, 0)])
+def test_moves_under_grid_and_hint_settings(stream, bps, monkeypatch):
+    # the gather and scatter kernels with and without the streaming hints
+    # (MOVE_STREAM), on a block per four of BLOCK elements (0), eight
+    # blocks an SM and one (every thread loops): every unit width, sizes
+    # ending inside a block and a step, one index array read directly
+    # (with pre and post dims) and two through offsets, a bad index found
+    # wherever it falls with nothing written
+    from gpuarr import _indexkernels as ik
+    monkeypatch.setattr(ik, "MOVE_STREAM", stream)
+    monkeypatch.setattr(ik, "MOVE_BLOCKS_PER_SM", bps)
+    for dt in ("u1", "f2", "f4", "f8", "c16"):
+        h = rand((3001,), dt)
+        g = gpuarr.to_gpu(h)
+        for n in (1, 255, 1025, 4099, 70001):
+            idx = _rng.integers(-3001, 3001, n)
+            same(g[gpuarr.to_gpu(idx)], h[idx])
+        h2 = rand((7, 50, 3), dt)
+        g2 = gpuarr.to_gpu(h2)
+        idx = _rng.integers(-50, 50, 1027)
+        same(g2[:, gpuarr.to_gpu(idx)], h2[:, idx])
+        i0, i1 = _rng.integers(0, 7, 999), _rng.integers(-50, 50, 999)
+        same(g2[gpuarr.to_gpu(i0), gpuarr.to_gpu(i1)], h2[i0, i1])
+        vals = rand((7, 40, 3), dt)
+        pos = _rng.permutation(50)[:40]
+        want = h2.copy()
+        want[:, pos] = vals
+        g2[:, gpuarr.to_gpu(pos)] = gpuarr.to_gpu(vals)
+        same(g2, want)
+        for first in (0, 1, 1023, 8999):
+            bad = _rng.integers(-3001, 3001, 9000)
+            bad[first:][::7] = 3001
+            bad[first] = -3002
+            with pytest.raises(IndexError) as want_e:
+                h[bad]
+            with pytest.raises(IndexError) as got_e:
+                g[gpuarr.to_gpu(bad)]
+            assert str(got_e.value) == str(want_e.value)
+            with pytest.raises(IndexError):
+                g[gpuarr.to_gpu(bad)] = gpuarr.to_gpu(rand((9000,), dt))
+            same(g, h)
+
+
 def test_zero_d_and_empty():
     z = gpuarr.to_gpu(np.array(3.5))
     same(z[True], np.array(3.5)[True])

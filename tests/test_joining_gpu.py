@@ -378,7 +378,7 @@ def test_join_of_more_parts_than_blocks_alike():
     # kernel's division where a step leaves its part), along axis 0 and
     # along axis 1 (rows)
     from gpuarr import _joinkernels
-    blocks = _joinkernels._capped_grid(2 ** 30, _joinkernels.BLOCKS_PER_SM)[0]
+    blocks = _joinkernels.capped_grid(2 ** 30, _joinkernels.BLOCKS_PER_SM)[0]
     chunk = _joinkernels.BLOCK * _joinkernels.UNROLL * 4  # f4, 16-byte units
     for nparts, shape in ((3 * blocks + 7, (333,)),
                           (2 * blocks + 1, (chunk + 4,)),

@@ -4,6 +4,9 @@
 ## the same arguments render the same text.
 ##
 ## types(): emit the type and helper definitions once per source.
+## streaming(): ga_ldcs(p) and ga_stcs(p, x), a load and a store of any
+##   1- to 16-byte T with the streaming (evict-first) hint, for data read
+##   or written once (the hinted intrinsics take built-in types alone).
 ##
 ## Value conversions, C expressions of numpy dtypes' values (the dtypes are
 ## numpy.dtype objects; compute types are those of _dtypes.reg_ctype:
@@ -73,6 +76,37 @@ ga_hround_d((double)(${expr}))
 % else:
 ((${reg_ctype(dst)})(${expr}))
 % endif
+</%def>\
+<%def name="streaming()">\
+template <class T> __device__ __forceinline__ T ga_ldcs(const T *p)
+{
+    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
+            unsigned long long b8[2]; } u;
+    if (sizeof(T) == 1) u.b1 = __ldcs((const unsigned char *)p);
+    else if (sizeof(T) == 2) u.b2 = __ldcs((const unsigned short *)p);
+    else if (sizeof(T) == 4) u.b4 = __ldcs((const unsigned int *)p);
+    else {
+        u.b8[0] = __ldcs((const unsigned long long *)p);
+        if (sizeof(T) == 16)
+            u.b8[1] = __ldcs((const unsigned long long *)p + 1);
+    }
+    return u.v;
+}
+
+template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
+{
+    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
+            unsigned long long b8[2]; } u;
+    u.v = x;
+    if (sizeof(T) == 1) __stcs((unsigned char *)p, u.b1);
+    else if (sizeof(T) == 2) __stcs((unsigned short *)p, u.b2);
+    else if (sizeof(T) == 4) __stcs((unsigned int *)p, u.b4);
+    else {
+        __stcs((unsigned long long *)p, u.b8[0]);
+        if (sizeof(T) == 16)
+            __stcs((unsigned long long *)p + 1, u.b8[1]);
+    }
+}
 </%def>\
 <%def name="types()">
 // ---- gpuarr common definitions ----

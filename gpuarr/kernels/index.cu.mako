@@ -25,10 +25,14 @@
 ##          ``npost`` dims (sizes pd_d/qd_d, element strides ps_d/qs_d);
 ##          adv(b): ``adv == "direct"``: j(idx[b]) * as over one index
 ##          array (mode as above, bad position b), ``"offsets"``: offs[b]
+##          with ``stream``, the index array (or offsets) is loaded and a
+##          gather's output stored with the streaming (evict-first) hints:
+##          read or written once, they leave L2 to the gathered array
 ##
 ## Variables: name, kind, block, and per kind
 ##   select: action, unit, nd;  offsets: idx_ts (C types), mode, check_only;
-##   gather/scatter: unit, adv, idx_t, mode, npre, npost, wide
+##   gather/scatter: unit, adv, idx_t, mode, npre, npost, wide, stream
+<%namespace name="common" file="common.cu.mako"/>\
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
 
 <%def name="index_j(v, n)">\
@@ -215,6 +219,9 @@ ${index_j("v", "n%d" % k)}
 
 % else:
 <% I = "long long" if wide else "int" %>
+% if stream:
+${common.streaming()}
+% endif
 extern "C" __global__ void __launch_bounds__(${block})
 ${name}(long long total, const ${unit} *__restrict__ src, ${unit} *__restrict__ dst, long long nb_\
 % if adv == "direct":
@@ -266,7 +273,7 @@ ${name}(long long total, const ${unit} *__restrict__ src, ${unit} *__restrict__ 
 % endif
 % if adv == "direct":
         {
-            const long long v = (long long)idx[b];
+            const long long v = (long long)${"ga_ldcs(idx + b)" if stream else "idx[b]"};
 ${index_j("v", "an")}
             if (badj) {
                 atomicMin(bad, (unsigned long long)b);
@@ -275,9 +282,11 @@ ${index_j("v", "an")}
             off += j * as;
         }
 % else:
-        off += offs[b];
+        off += ${"ga_ldcs(offs + b)" if stream else "offs[b]"};
 % endif
-% if kind == "gather":
+% if kind == "gather" and stream:
+        ga_stcs(dst + i_, src[off]);
+% elif kind == "gather":
         dst[i_] = src[off];
 % else:
         dst[off] = src[i_];

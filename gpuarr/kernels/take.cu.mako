@@ -24,40 +24,11 @@
 ##   stream  whether the index array is loaded and a take's output stored
 ##           with the streaming hints (evict first: read or written once,
 ##           they should not push the gathered array out of L2)
+<%namespace name="common" file="common.cu.mako"/>\
 struct __align__(8) ga_unit16 { unsigned long long lo, hi; };
 % if stream:
 
-// a load or store of a T through the unsigned integers of its width,
-// with the streaming hint (the hinted intrinsics take built-in types alone)
-template <class T> __device__ __forceinline__ T ga_ldcs(const T *p)
-{
-    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
-            unsigned long long b8[2]; } u;
-    if (sizeof(T) == 1) u.b1 = __ldcs((const unsigned char *)p);
-    else if (sizeof(T) == 2) u.b2 = __ldcs((const unsigned short *)p);
-    else if (sizeof(T) == 4) u.b4 = __ldcs((const unsigned int *)p);
-    else {
-        u.b8[0] = __ldcs((const unsigned long long *)p);
-        if (sizeof(T) == 16)
-            u.b8[1] = __ldcs((const unsigned long long *)p + 1);
-    }
-    return u.v;
-}
-
-template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
-{
-    union { T v; unsigned char b1; unsigned short b2; unsigned int b4;
-            unsigned long long b8[2]; } u;
-    u.v = x;
-    if (sizeof(T) == 1) __stcs((unsigned char *)p, u.b1);
-    else if (sizeof(T) == 2) __stcs((unsigned short *)p, u.b2);
-    else if (sizeof(T) == 4) __stcs((unsigned int *)p, u.b4);
-    else {
-        __stcs((unsigned long long *)p, u.b8[0]);
-        if (sizeof(T) == 16)
-            __stcs((unsigned long long *)p + 1, u.b8[1]);
-    }
-}
+${common.streaming()}
 % endif
 <% load_idx = "ga_ldcs(idx + i)" if stream else "idx[i]" %>\
 
