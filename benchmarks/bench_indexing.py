@@ -1,5 +1,7 @@
 """Advanced indexing (issue 13, item 1), float32, beside CuPy and PyTorch:
-the gather ``a[idx]`` with random int64 indices, the boolean mask
+the gather ``a[idx]`` with random int64 indices (and its time a call at
+1024 elements: numpy's IndexError needs the bounds flag read back), the
+boolean mask
 ``a[a > 0]`` (the comparison included, as a user writes it) and the
 unbuffered scatter ``add.at`` with many repeats.
 
@@ -11,7 +13,7 @@ half; add.at reads indices and values and updates the bins.
 import numpy as np
 
 from common import (add_row, event_median_ms, gbs, gpuarr_events, rivals,
-                    rivals_gbs)
+                    rivals_gbs, wall_per_call)
 
 NG = 2 ** 28        # gather: source and index size
 NM = 2 ** 28        # mask: array size
@@ -22,6 +24,7 @@ NB = 2 ** 20        # add.at: bins
 def run():
     import gpuarr
     import gpuarr.autoinit  # noqa: F401
+    import gpuarr.driver as drv
     from gpuarr import _indexing
 
     cp, torch = rivals()
@@ -47,6 +50,18 @@ def run():
     add_row("gather a[idx] 2**28 f32, int64 idx", "GB/s", gbs(nbytes, ms), o,
             nbytes, "higher")
     assert np.array_equal(a[i].get(), ha[hi])
+    sa, si = a[:1024], i[:1024] % 1024
+    us = wall_per_call(lambda: sa[si], drv.Context.synchronize, n=2000)
+    o = {}
+    if cp is not None:
+        csa, csi = ca[:1024], ci[:1024] % 1024
+        o["CuPy"] = wall_per_call(lambda: csa[csi],
+                                  cp.cuda.runtime.deviceSynchronize, n=2000)
+    if torch is not None:
+        tsa, tsi = ta[:1024], ti[:1024] % 1024
+        o["PyTorch"] = wall_per_call(lambda: tsa[tsi], torch.cuda.synchronize,
+                                     n=2000)
+    add_row("gather a[idx] 1024 f32 (per call, wall)", "us", us, o)
     del i, ci, ti
 
     # boolean mask a[a > 0]

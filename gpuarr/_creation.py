@@ -13,14 +13,14 @@ import operator
 import numpy as np
 
 from . import _placement
-from . import _docpieces, _dtypes, _interop, _layout, _transfer
+from . import _docpieces, _dtypes, _interop, _layout, _percontext, _transfer
 from . import driver as _drv
 from ._array import GPUArray, default_allocator, make
 
 __all__ = [
     "empty", "empty_c", "zeros", "ones", "full", "empty_like", "zeros_like",
     "ones_like", "full_like", "to_gpu", "to_gpu_async", "arange", "linspace",
-    "eye", "array", "asarray", "from_dlpack",
+    "eye", "array", "asarray", "from_dlpack", "flag_word", "keep_flag_word",
 ]
 
 #: Pieces the creation functions' docstrings share (``$NAME`` lines,
@@ -98,6 +98,49 @@ def empty_c(shape, dt):
     blk = default_allocator(size * isz)
     return make(shape, dt, strides, int(blk), blk, None, True,
                 nontrivial <= 1, None, size)
+
+
+_U64 = np.dtype(np.uint64)
+#: flag words of a context kept for reuse (all ones; at most _FLAGS_KEPT)
+_flag_words = _percontext.state(lambda ctx: [])
+_FLAGS_KEPT = 4
+
+
+def flag_word(stream=None):
+    """A kernel's bad-index flag word: a 1-element uint64 array of all
+    ones, which the kernel lowers (atomicMin) to the first bad position.
+
+    A word given back by :func:`keep_flag_word` is handed out again as it
+    is (no memset: the common case, no bad index, leaves it all ones);
+    else a new one is set on ``stream`` (None: the legacy stream).  A
+    word is used by one caller at a time: taken here, given back only
+    after its kernel finished and it was read as all ones, or dropped.
+
+    Returns
+    -------
+    GPUArray
+        Shape ``(1,)``, dtype uint64, C-contiguous.
+    """
+    words = _flag_words()
+    try:
+        return words.pop()
+    except IndexError:
+        pass
+    w = empty_c((1,), _U64)
+    if stream is None:
+        _drv.memset_d8(w.ptr, 0xFF, 8)
+    else:
+        _drv.memset_d8_async(w.ptr, 0xFF, 8, stream)
+    return w
+
+
+def keep_flag_word(w):
+    """Give back a :func:`flag_word` read as all ones after its kernel
+    finished (the reader waited for it), for the next caller in the
+    current context."""
+    words = _flag_words()
+    if len(words) < _FLAGS_KEPT:
+        words.append(w)
 
 
 @_shared_doc

@@ -206,6 +206,7 @@ def raise_bad_index(flag, index_arrays, sizes, axes):
     _drv.memcpy_dtoh(host, flag.ptr)
     pos = int(host[0])
     if pos == _ik.NO_BAD:
+        _creation.keep_flag_word(flag)
         return
     nk = len(index_arrays)
     b, k = divmod(pos, nk)
@@ -217,12 +218,6 @@ def raise_bad_index(flag, index_arrays, sizes, axes):
                      % (v, max(axes[k], 0), sizes[k]))
 
 
-def _new_flag():
-    flag = _creation.empty_c((1,), _U64)
-    _drv.memset_d8(flag.ptr, 0xFF, 8)
-    return flag
-
-
 def _offsets(arrays, sizes, strides, axes, nb, check_only=False):
     """One int64 element offset per index position of the broadcast index
     arrays (C-contiguous, ``nb`` elements each), numpy's IndexError for
@@ -231,7 +226,7 @@ def _offsets(arrays, sizes, strides, axes, nb, check_only=False):
     spec = _ik.offsets_spec([x.dtype for x in arrays],
                             check_only=check_only)
     offs = None if check_only else _creation.empty_c((nb,), _I64)
-    flag = _new_flag()
+    flag = _creation.flag_word()
     args = [nb, flag.ptr, 0 if check_only else offs.ptr]
     for x, n, s in zip(arrays, sizes, strides):
         args += [x.ptr, n, s]
@@ -262,7 +257,7 @@ def _move(kind, view, other, nb, pre, post, direct=None, offs=None):
         idx, n, s, axis = direct
         spec = _ik.move_spec(kind, view.dtype.itemsize, len(pd), len(qd),
                              wide, idx.dtype)
-        flag = _new_flag()
+        flag = _creation.flag_word()
         mid = [idx.ptr, n, s, flag.ptr]
     else:
         spec = _ik.move_spec(kind, view.dtype.itemsize, len(pd), len(qd),
@@ -570,7 +565,7 @@ def _at_scratch(op, view, sel, vals):
     vax = next(x for x in range(view.ndim)
                if x not in sel.pre and x not in sel.post)
     s = scratch.strides[vax] // view.dtype.itemsize
-    flag = _new_flag()
+    flag = _creation.flag_word()
     _at_launch(op, scratch, sel, vals, [idx.ptr, n, s, flag.ptr],
                idx.dtype, checked=True)
     raise_bad_index(flag, [idx], [n], [axis])

@@ -518,11 +518,7 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
     grid = _jk.take_grid(n)
     bad = None
     if mode == "raise":
-        bad = _creation.empty_c((1,), _U64)
-        if stream is None:
-            _drv.memset_d8(bad.ptr, 0xFF, 8)
-        else:
-            _drv.memset_d8_async(bad.ptr, 0xFF, 8, stream)
+        bad = _creation.flag_word(stream)
     head = [idx.ptr, n, bad.ptr if bad is not None else 0]
     for start, stop in _jk.gather_groups(
             [isz * sz for sz in sizes] if kind == "take"
@@ -551,6 +547,7 @@ def _launch(kind, srcs, dsts, idx, sizes, nvals, mode, stream):
         stream.synchronize()
     pos = int(host[0])
     if pos == _jk.NO_BAD:
+        _creation.keep_flag_word(bad)
         return
     val = np.empty(1, idx.dtype)
     _drv.memcpy_dtoh(val, idx.ptr + pos * idx.dtype.itemsize)

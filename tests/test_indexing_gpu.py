@@ -159,6 +159,33 @@ def test_moves_under_grid_and_hint_settings(stream, bps, monkeypatch):
             same(g, h)
 
 
+def test_flag_words_after_errors():
+    # the bad-index flag word is reused after clean reads and dropped after
+    # a bad one: alternating good and bad gathers, takes (on a stream too)
+    # and add.at calls each give numpy's result or numpy's IndexError
+    h = rand((1000,), np.float32)
+    g = gpuarr.to_gpu(h)
+    s = gpuarr.driver.Stream()
+    for k in range(4):
+        good = _rng.integers(-1000, 1000, 5000)
+        bad = good.copy()
+        bad[_rng.integers(0, 5000)] = 1000 + k
+        for fn in (lambda i: g[i], lambda i: gpuarr.take(g, i),
+                   lambda i: gpuarr.take(g, i, stream=s)):
+            same(fn(gpuarr.to_gpu(good)), h[good])
+            with pytest.raises(IndexError, match="index %d is out of bounds"
+                               % (1000 + k)):
+                fn(gpuarr.to_gpu(bad))
+            same(fn(gpuarr.to_gpu(good)), h[good])
+        acc, want = gpuarr.to_gpu(h), h.copy()
+        np.add.at(want, good, np.float32(1))
+        gpuarr.add.at(acc, gpuarr.to_gpu(good), np.float32(1))
+        np.testing.assert_allclose(acc.get(), want, rtol=1e-6)
+        with pytest.raises(IndexError):
+            gpuarr.add.at(acc, gpuarr.to_gpu(bad), np.float32(1))
+        np.testing.assert_allclose(acc.get(), want, rtol=1e-6)
+
+
 def test_zero_d_and_empty():
     z = gpuarr.to_gpu(np.array(3.5))
     same(z[True], np.array(3.5)[True])

@@ -722,6 +722,43 @@ def test_fake_join_errors_before_any_launch(fake_lib):
     """)
 
 
+def test_fake_take_flag_words_reused(fake_lib):
+    _check(fake_lib, """
+        # take's bad-index flag word: kept after a read of all ones and
+        # handed out again without a memset; a word that held a bad
+        # position is dropped, never reused; at most four kept
+        from gpuarr import _creation as C
+        words = C._flag_words()
+        del words[:]
+        h = rand((7,), "f4")
+        a, good, bad = gpu(h), gpu(np.array([3, -1, 0])), gpu(np.array([1, 9]))
+        same(ga.take(a, good).get(), np.take(h, [3, -1, 0]))
+        assert len(words) == 1
+        w = words[0]
+        same(ga.take(a, good).get(), np.take(h, [3, -1, 0]))
+        assert len(words) == 1 and words[0] is w
+        for k in range(3):
+            raises(IndexError, lambda: ga.take(a, bad),
+                   "index 9 is out of bounds for axis 0 with size 7")
+            assert not words
+            same(ga.take(a, good).get(), np.take(h, [3, -1, 0]))
+            assert len(words) == 1 and words[0] is not w
+            w = words[0]
+        s = drv.Stream()
+        same(ga.take(a, good, stream=s).get(), np.take(h, [3, -1, 0]))
+        assert words == [w]
+        taken = [C.flag_word(s) for _ in range(6)]
+        assert taken[0] is w and len({id(t) for t in taken}) == 6
+        s.synchronize()
+        for t in taken:
+            host = np.empty(1, np.uint64)
+            drv.memcpy_dtoh(host, t.ptr)
+            assert int(host[0]) == (1 << 64) - 1
+            C.keep_flag_word(t)
+        assert len(words) == 4
+    """)
+
+
 def test_fake_take_multi_take_multi_put(fake_lib):
     _check(fake_lib, """
         for dt in DTYPES:
