@@ -62,6 +62,16 @@ def getitem(a, key):
         return a._view((len(range(start, stop, step)),) + shape[1:],
                        (step * strides[0],) + strides[1:],
                        start * strides[0])
+    if (type(key) is GPUArray and shape and key.shape and key._c
+            and key.dtype.kind in "iu"):
+        # one C-contiguous integer array on the device (``a[idx]``, the
+        # common case): rows of axis 0, as the general path takes them
+        out = _creation.empty_c(key.shape + shape[1:], a.dtype)
+        if out.size:
+            _move("gather", a, out, key.size, (), range(1, len(shape)),
+                  direct=(key, shape[0], a.strides[0] // a.dtype.itemsize,
+                          0))
+            return out
     plan = _indexkey.parse(shape, key)
     if type(plan) is tuple:
         return _basic(a, plan)
@@ -237,6 +247,8 @@ def _offsets(arrays, sizes, strides, axes, nb, check_only=False):
 
 def _dims(view, axes):
     """Merged (size, element stride) pairs of ``view``'s ``axes``."""
+    if not axes:
+        return []
     isz = view.dtype.itemsize
     shape = tuple(view.shape[x] for x in axes)
     strides = tuple(view.strides[x] // isz for x in axes)

@@ -203,8 +203,31 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
         Arguments: total elements (q), source (P), destination (P), index
         positions ``nb`` (q), then the index array (P), its axis size (q),
         axis stride (q) and flag word (P) -- or the offsets (P) -- then
-        per pre and per post dimension its size and stride (q, q).
+        per pre and per post dimension its size and stride (q, q).  Specs
+        are kept per argument set and setting.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind, item size or mode.
+    TypeError
+        For an index dtype that is not bool or integer.
     """
+    key = (kind, itemsize, npre, npost, bool(wide), index_dtype, mode,
+           bool(MOVE_STREAM))
+    spec = _MOVE_SPECS.get(key)
+    if spec is None:
+        spec = _MOVE_SPECS[key] = _move_spec(*key)
+    return spec
+
+
+#: move_spec's results by its arguments and MOVE_STREAM (built once a
+#: kind of call, as take_spec's are)
+_MOVE_SPECS = {}
+
+
+def _move_spec(kind, itemsize, npre, npost, wide, index_dtype, mode,
+               stream):
     if kind not in ("gather", "scatter"):
         raise ValueError("kind must be 'gather' or 'scatter', not %r"
                          % (kind,))
@@ -218,10 +241,9 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
         chars = "qPPqPqqP"
         _mode(mode)
     chars += "qq" * (npre + npost)
-    stream = bool(MOVE_STREAM)
-    return _spec(kind, (itemsize, npre, npost, bool(wide), kdt, mode, stream),
+    return _spec(kind, (itemsize, npre, npost, wide, kdt, mode, stream),
                  chars, unit=unit, adv=adv, idx_t=ct, mode=mode, npre=npre,
-                 npost=npost, wide=bool(wide), stream=stream)
+                 npost=npost, wide=wide, stream=stream)
 
 
 #: the operations of :func:`at_spec` (numpy's subtract.at adds the

@@ -98,6 +98,15 @@ def test_views_and_strided_indices():
     gidx = gpuarr.to_gpu(idx)
     same(v[:, idx], h[:, idx])
     same(v[:, gidx[::2, ::-1]], h[:, idx[::2, ::-1]])
+    # a device index array alone (the rows of axis 0): a negative-stride
+    # view, C-contiguous and strided keys of each width
+    i0 = _rng.integers(-5, 5, (6, 5))
+    for dt in ("i1", "u2", "i4", "u8"):
+        k0 = i0 % 5 if dt[0] == "u" else i0
+        gk = gpuarr.to_gpu(k0.astype(dt))
+        same(v[gk], h[k0])
+        same(v[gk[::-2]], h[k0[::-2]])
+        same(v[0][gk.reshape(-1)[:20]], h[0][k0.reshape(-1)[:20]])
     m = _rng.random(h.shape[:2]) < 0.5
     same(v[gpuarr.to_gpu(m)], h[m])
     gm = gpuarr.to_gpu(np.repeat(m, 2, axis=1))[:, ::2]      # strided mask
