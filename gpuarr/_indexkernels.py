@@ -213,12 +213,8 @@ def move_spec(kind, itemsize, npre, npost, wide, index_dtype=None,
     TypeError
         For an index dtype that is not bool or integer.
     """
-    key = (kind, itemsize, npre, npost, bool(wide), index_dtype, mode,
-           bool(MOVE_STREAM))
-    spec = _MOVE_SPECS.get(key)
-    if spec is None:
-        spec = _MOVE_SPECS[key] = _move_spec(*key)
-    return spec
+    return _jk.kept(_MOVE_SPECS, _move_spec, kind, itemsize, npre, npost,
+                    bool(wide), index_dtype, mode, bool(MOVE_STREAM))
 
 
 #: move_spec's results by its arguments and MOVE_STREAM (built once a

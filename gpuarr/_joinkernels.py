@@ -36,12 +36,12 @@ from . import driver as _drv
 from ._enums import device_attribute
 from ._kernelspec import KernelSpec
 
-__all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_STREAM", "TAKE_BLOCKS_PER_SM", "GATHER_L2_SHARE", "copy_spec", "take_spec",
-           "function", "gather_grid", "take_grid", "capped_grid",
-           "gather_groups",
+__all__ = ["BLOCK", "UNROLL", "NVEC", "TAKE_STREAM", "TAKE_BLOCKS_PER_SM",
+           "GATHER_L2_SHARE", "copy_spec", "take_spec", "function",
+           "gather_grid", "take_grid", "capped_grid", "kept", "gather_groups",
            "join_grid", "contiguous_join_spec", "alike_join_spec", "ALIKE",
-           "upload", "NO_BAD", "STAGING_SLOTS",
-           "STAGING_WORDS", "BLOCKS_PER_SM", "SHARED_ROWS"]
+           "upload", "NO_BAD", "STAGING_SLOTS", "STAGING_WORDS",
+           "BLOCKS_PER_SM", "SHARED_ROWS"]
 
 #: threads per block of both families
 BLOCK = 256
@@ -656,12 +656,18 @@ def take_spec(kind, itemsize, index_dtype, mode="raise", single=False):
     TypeError
         For an index dtype that is not bool or integer.
     """
-    key = (kind, itemsize, index_dtype, mode, bool(single),
-           bool(TAKE_STREAM), NVEC, BLOCK)
-    spec = _TAKE_SPECS.get(key)
-    if spec is None:
-        spec = _TAKE_SPECS[key] = _take_spec(*key)
-    return spec
+    return kept(_TAKE_SPECS, _take_spec, kind, itemsize, index_dtype, mode,
+                bool(single), bool(TAKE_STREAM), NVEC, BLOCK)
+
+
+def kept(table, build, *key):
+    """``build(*key)``, made once and kept in the dict ``table`` under
+    ``key`` (what raises is not kept): the specs of the take and move
+    kernels, built once a kind of call."""
+    got = table.get(key)
+    if got is None:
+        got = table[key] = build(*key)
+    return got
 
 
 #: take_spec's results by its arguments and the settings (a spec is built
