@@ -74,11 +74,10 @@ ${name}(const long long *__restrict__ srcs, ${unit} *__restrict__ dst,
             if (i < n) {
 % if rows:
                 const I r = i / npr;
-                const I o = r * rw + (i - r * npr);
+                d[r * rw + (i - r * npr)] = v[u];
 % else:
-                const I o = i;
+                d[i] = v[u];
 % endif
-                d[o] = v[u];
             }
         }
     }
