@@ -37,8 +37,18 @@ def _kernels(dt, rows, L, want_pos, variant):
     return sk.radix_specs(dt, kv, wide, narrow), kv, wide, narrow
 
 
-@pytest.fixture(scope="module")
-def host(tmp_path_factory):
+@pytest.fixture(scope="module", params=["ballot", "early"])
+def host(tmp_path_factory, request):
+    """The kernels of every case built with one ranking
+    (``_sortkernels.RANK``): ballots, or early counts."""
+    saved, sk.RANK = sk.RANK, request.param
+    try:
+        return _build(tmp_path_factory)
+    finally:
+        sk.RANK = saved
+
+
+def _build(tmp_path_factory):
     parts = []
     k = 0
     for case in CASES:

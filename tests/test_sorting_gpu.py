@@ -108,6 +108,26 @@ def test_many_short_and_long_rows():
         same(gpuarr.argsort(a), np.argsort(h, kind="stable"))
 
 
+@pytest.mark.parametrize("rank", ["ballot", "match", "early"])
+def test_radix_sort_under_each_ranking(rank, monkeypatch):
+    # the onesweep pass's three rankings (_sortkernels.RANK), each with
+    # keys alone and values carried: many tiles, a partial last tile, row
+    # digits, 1- to 16-byte keys, and early counts at three blocks an SM
+    monkeypatch.setattr(sk, "RANK", rank)
+    if rank == "early":
+        monkeypatch.setattr(sk, "blocks", lambda dt, kv=False: 3)
+        monkeypatch.setattr(sk, "items", lambda dt, kv=False: (
+            8 if np.dtype(dt).itemsize > 8 else 24 if not kv else 16))
+    for dt, shape in [("f4", (3 * 7168 + 5,)), ("f4", (70001,)),
+                      ("u1", (50003,)), ("f2", (40000,)), ("i8", (30011,)),
+                      ("c8", (20000,)), ("c16", (9001,)), ("f4", (3, 9000))]:
+        h = values(dt, shape)
+        poison(h.nbytes, h.size * 8)
+        a = gpuarr.to_gpu(h)
+        same(gpuarr.sort(a), np.sort(h, kind="stable"))
+        same(gpuarr.argsort(a), np.argsort(h, kind="stable"))
+
+
 @pytest.mark.parametrize("kernel", ["warp", "block"])
 @pytest.mark.parametrize("dt", ["?", "i1", "u2", "f2", "i4", "f4"])
 def test_rows_at_each_warp_sort_capacity(dt, kernel, monkeypatch):

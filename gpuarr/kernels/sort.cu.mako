@@ -252,6 +252,28 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
     sbits = 64 if off_t == "unsigned long long" else 32
     gb_t = "long long" if sbits == 64 else "int"
 %>\
+// the lanes of the warp holding this lane's digit d (d < 256 where
+// valid; every lane valid where full)
+__device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, bool full)
+{
+% if rank == "match":
+    // (past-the-end lanes hold 256, which no real digit matches)
+    (void)full;
+    return __match_any_sync(0xffffffffu, valid ? d : 256u);
+% else:
+    // (a warp part inside the array, as all but the last tile's are:
+    // every lane valid, a vote less a round)
+    unsigned int peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+        const bool bit = (d & (1u << b)) != 0u;
+        const unsigned int m = __ballot_sync(0xffffffffu, bit);
+        peers &= bit ? m : ~m;
+    }
+    return peers;
+% endif
+}
+
 // one radix pass in one launch: each block takes the next tile (GA_TILE
 // elements, the last one partial) in the order blocks start, ranks its
 // elements by digit (stable), publishes its 256 digit counts, finds the
@@ -297,7 +319,11 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     const long long wstart = tstart + (long long)warp * (32 * ${items});
     const unsigned int below = (1u << lane) - 1u;
     ga_elem k[${items}];
-    unsigned int dr[${items}];      // digit << 16 | rank in the warp's part
+% if kv or rank != "early":
+    // digit << 16 | rank in the warp's part (early counts: the place in
+    // the tile)
+    unsigned int dr[${items}];
+% endif
     // elements of the warp's part inside the array (32-bit compares below)
     const int inside = n - wstart >= 32 * ${items} ? 32 * ${items}
                        : (n > wstart ? (int)(n - wstart) : 0);
@@ -311,6 +337,17 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 #pragma unroll
     for (int r = 0; r < ${items}; ++r)
         k[r] = ga_load_now(wk + min(r * 32 + lane, lastoff));
+% if rank == "early":
+    // early counts: each warp's digit counts first (shared atomics, no
+    // order among them), so that the tile's counts are published and the
+    // warps' starts known before the ranking, which then places each
+    // element at once (its leader's atomic returns the digit's next place:
+    // no read, barrier, write and barrier a round).  The digits are kept
+    // packed, four to a register
+    unsigned int dpk[${(items + 3) // 4}];
+#pragma unroll
+    for (int q = 0; q < ${(items + 3) // 4}; ++q) dpk[q] = 0u;
+% endif
 #pragma unroll
     for (int r = 0; r < ${items}; ++r) {
 % if kv:
@@ -324,23 +361,13 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         // keys alone: key passes only (rows need carried positions)
         unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
 % endif
-        d = valid ? d : 256u;
-% if rank == "match":
-        // the lanes holding this lane's digit (past-the-end lanes hold 256,
-        // which no real digit matches)
-        const unsigned int peers = __match_any_sync(0xffffffffu, d);
+% if rank == "early":
+        dpk[r >> 2] |= d << (8 * (r & 3));
+        if (valid) atomicAdd(&whist[warp * 256 + d], 1u);
+    }
 % else:
-        // (a warp part inside the array, as all but the last tile's are:
-        // every lane valid, a vote less a round)
-        unsigned int peers = inside == 32 * ${items} ? 0xffffffffu
-                             : __ballot_sync(0xffffffffu, valid);
-#pragma unroll
-        for (int b = 0; b < 8; ++b) {
-            const bool bit = (d & (1u << b)) != 0u;
-            const unsigned int m = __ballot_sync(0xffffffffu, bit);
-            peers &= bit ? m : ~m;
-        }
-% endif
+        d = valid ? d : 256u;
+        const unsigned int peers = ga_peers(d, valid, inside == 32 * ${items});
         // the digit's count so far in this warp's part; its first lane (the
         // leader) adds the round's lanes, from the value it read (a shared
         // read less than whist[..] += ..., which reads again past the
@@ -356,6 +383,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         __syncwarp();
         dr[r] = (d << 16) | rank;
     }
+% endif
     __syncthreads();
     // digit tid: the warps' offsets and the tile's count ...
     unsigned int run = 0u;
@@ -381,9 +409,26 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     // with them held across it) and earlier tiles have longer to publish
 #pragma unroll
     for (int r = 0; r < ${items}; ++r) {
+% if rank == "early":
+        const bool valid = r * 32 + lane < inside;
+        const unsigned int d = (dpk[r >> 2] >> (8 * (r & 3))) & 255u;
+        const unsigned int peers = ga_peers(d, valid, inside == 32 * ${items});
+        // the leader (the lowest lane of the digit) takes the round's
+        // places; the others read their first from it
+        const int leader = __ffs(peers) - 1;
+        unsigned int at = 0u;
+        if (valid && lane == leader) at = atomicAdd(&whist[warp * 256 + d], (unsigned int)__popc(peers));
+        at = __shfl_sync(0xffffffffu, at, leader & 31);
+        const unsigned int p = at + __popc(peers & below);
+% if kv:
+        dr[r] = valid ? p : 0xffffffffu;
+% endif
+        if (valid) {
+% else:
         const unsigned int d = dr[r] >> 16;
         if (d < 256u) {
             const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
+% endif
 % if exw == "ga_elem":
             exbuf[p] = k[r];
 % else:
@@ -457,11 +502,17 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < ${items}; ++r) {
+% if rank == "early":
+            const unsigned int p = dr[r];
+            if (p != 0xffffffffu)
+                reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
+% else:
             const unsigned int d = dr[r] >> 16;
             if (d < 256u) {
                 const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
                 reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
             }
+% endif
         }
     }
     __syncthreads();
