@@ -91,33 +91,40 @@ def row_passes(rows):
     return (r.bit_length() + 7) // 8
 
 
-#: how the onesweep pass finds a digit's lanes in a warp: "ballot" (eight
-#: ballots) or "match" (__match_any_sync: a third of the instructions, yet
-#: slower on the H200: sort 2**28 f32 8.48 against 8.59 ms, argsort 2**26
-#: 3.54 against 3.89 ms in benchmarks/sweep_sort.py, run 67)
-RANK = "ballot"
+#: how the onesweep pass ranks a tile: "early" (each warp's digit counts
+#: first, by shared atomics; the tile's counts published and the warps'
+#: starts known before the ranking, which places each element by its
+#: digit leader's atomic: CUB's onesweep order), "ballot" (the ranking
+#: first, each round reading and writing the warp's count between two warp
+#: barriers; peers by eight ballots, as "early") or "match" (the same with
+#: __match_any_sync: a third of the instructions, yet slower).  H100,
+#: benchmarks/sweep_sort.py, one process (twenty-second session, call 1):
+#: argsort 2**26 f32 3.487 ms (ballot) against 2.925 (early); sort 2**28
+#: f32 8.447 (ballot, 28 items at two blocks an SM) against 9.071 (early,
+#: the same tile) and 8.315 (early, 24 items at three); CuPy 3.559 and
+#: 7.150.  Run 67 (H200): match 8.59 against ballot 8.48 ms, argsort 3.89
+#: against 3.54
+RANK = "early"
 
 
 def items(dtype, kv=False):
-    """Elements per thread of a radix tile (tile = 256 * items): 28 for
-    keys of 2 to 4 bytes alone (longer runs of a digit in a tile; with
-    two blocks an SM: sort 2**28 f32 8.126 ms against 8.445 for 20 items
-    at three, the H200 sweep of benchmarks/sweep_sort.py, run 4 of
-    2026-12-04), 16 for 1-byte keys alone (with 20, ptxas spills for them
-    at three blocks an SM) and for other keys of up to 8 bytes or with
-    values, 8 for 16-byte elements (so that the staged tile fits the 48 KB
-    of static shared memory)."""
+    """Elements per thread of a radix tile (tile = 256 * items): 24 for
+    keys of 2 to 4 bytes alone (with three blocks an SM; see
+    :data:`RANK` for the sweep), 16 for 1-byte keys alone (with 20, ptxas
+    spills for them at three blocks an SM) and for other keys of up to 8
+    bytes or with values, 8 for 16-byte elements (so that the staged tile
+    fits the 48 KB of static shared memory)."""
     isz = np.dtype(dtype).itemsize
     if isz > 8:
         return 8
-    return 28 if 1 < isz <= 4 and not kv else 16
+    return 24 if 1 < isz <= 4 and not kv else 16
 
 
 def blocks(dtype, kv=False):
     """Blocks an SM the onesweep pass's registers are bounded for: three
-    for 1-byte keys alone, else two (28-item tiles of 2- to 4-byte keys
-    take 128 registers a thread)."""
-    return 3 if np.dtype(dtype).itemsize == 1 and not kv else 2
+    for keys of up to 4 bytes alone (80 registers a thread, no spills with
+    the early counts), else two."""
+    return 3 if np.dtype(dtype).itemsize <= 4 and not kv else 2
 
 
 def tile(dtype, kv=False):

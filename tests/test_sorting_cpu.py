@@ -77,9 +77,9 @@ def test_sources_are_deterministic_and_keys_distinguish_variants():
     vin = "const unsigned int *__restrict__ vin, "
     assert vin + "unsigned int *__restrict__ vout" in mid
     assert vin + "long long *__restrict__ vout" in last
-    # keys of 2 to 4 bytes alone: tiles of 7168; with values, 4096
-    assert sk.status_bytes(7169, "f4") == 2 * 256 * 4
-    assert sk.status_bytes(7168, "i2") == 256 * 4
+    # keys of 2 to 4 bytes alone: tiles of 6144; with values, 4096
+    assert sk.status_bytes(6145, "f4") == 2 * 256 * 4
+    assert sk.status_bytes(6144, "i2") == 256 * 4
     assert sk.status_bytes(4097, "f4", kv=True) == 2 * 256 * 4
     assert sk.status_bytes(2 ** 30, "u1", kv=True) == 2 ** 30 // 4096 * 256 * 8
 
@@ -90,13 +90,13 @@ def test_layout_parameters():
     assert sk.key_passes("c16") == 17
     assert [sk.row_passes(r) for r in (1, 2, 256, 257, 2 ** 16 + 1)] == \
         [0, 1, 1, 2, 3]
-    assert sk.tile("f4") == 7168 and sk.tile("f4", kv=True) == 4096
+    assert sk.tile("f4") == 6144 and sk.tile("f4", kv=True) == 4096
     assert sk.tile("u1") == 4096
     assert sk.tile("f8") == 4096 and sk.tile("c16") == 2048
-    assert sk.blocks("f4") == 2 and sk.blocks("u1") == 3
+    assert sk.blocks("f4") == 3 and sk.blocks("u1") == 3
     assert sk.blocks("u1", kv=True) == 2
     assert sk.blocks("f8") == 2
-    assert sk.ntiles(7169, "f4") == 2 and sk.ntiles(0, "f4") == 0
+    assert sk.ntiles(6145, "f4") == 2 and sk.ntiles(0, "f4") == 0
     assert sk.key_size("f2") == 4 and sk.key_size("i8") == 8
     assert sk.key_size("c8") == 12 and sk.key_size("c16") == 24
     grid, block, shared, np2 = sk.block_launch(np.dtype("f4"), 10, 1000)
