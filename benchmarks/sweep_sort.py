@@ -20,7 +20,7 @@ import numpy as np
 
 from common import cupy_events, event_median_ms, gpuarr_events, rivals
 
-DEFAULT = ["ballot:28:2", "early:24:3", "early:22:3", "early:18:4",
+DEFAULT = ["ballot:28:2", "early:28:2", "early:24:3", "early:22:3", "early:18:4",
            "early:16:4", "ballot:16:2:i8", "early:16:2:i8", "early:16:3:i8",
            "ballot:16:3:u1", "early:16:3:u1", "argsort:ballot:16:2",
            "argsort:early:16:2", "argsort:ballot:16:2:f8",

@@ -266,14 +266,58 @@ __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, boo
     unsigned int peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, valid);
 #pragma unroll
     for (int b = 0; b < 8; ++b) {
+% if rank == "early":
+        // the lanes whose bit b is this lane's: ~(m ^ s), s the bit spread
+        // over the word (one three-input logic op; ptxas made the bit twice
+        // from ``bit ? m : ~m``, seven instructions a bit)
+        const unsigned int s = (unsigned int)((int)(d << (31 - b)) >> 31);
+        const unsigned int m = __ballot_sync(0xffffffffu, s != 0u);
+        peers &= ~(m ^ s);
+% else:
         const bool bit = (d & (1u << b)) != 0u;
         const unsigned int m = __ballot_sync(0xffffffffu, bit);
         peers &= bit ? m : ~m;
+% endif
     }
     return peers;
 % endif
 }
 
+<%def name="early_rounds(full, exw)">
+## the early counts' ranking rounds, staging each element at its place;
+## full: every lane of the warp's part valid (no test)
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r) {
+% if full:
+            const bool valid = true;
+% else:
+            const bool valid = r * 32 + lane < inside;
+% endif
+            const unsigned int d = (dpk[r >> 2] >> (8 * (r & 3))) & 255u;
+            const unsigned int peers = ga_peers(d, valid, ${"true" if full else "false"});
+            // the leader (the highest lane of the digit: one FLO) takes the
+            // round's places; the others read their first from it
+            const int leader = 31 - __clz(peers);
+            unsigned int at = 0u;
+            if (valid && lane == leader)
+                at = atomicAdd(&whist[warp * 256 + d], (unsigned int)__popc(peers));
+            at = __shfl_sync(0xffffffffu, at, leader & 31);
+            const unsigned int p = at + __popc(peers & below);
+% if kv:
+            dr[r] = valid ? p : 0xffffffffu;
+% endif
+            if (valid) {
+% if exw == "ga_elem":
+                exbuf[p] = k[r];
+% else:
+                reinterpret_cast<ga_elem *>(exbuf)[p] = k[r];
+% endif
+% if kv:
+                exd[p] = (unsigned char)d;
+% endif
+            }
+        }
+</%def>
 // one radix pass in one launch: each block takes the next tile (GA_TILE
 // elements, the last one partial) in the order blocks start, ranks its
 // elements by digit (stable), publishes its 256 digit counts, finds the
@@ -407,28 +451,20 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     // the tile to shared memory in digit order before the look-back, so
     // that the keys' registers are free while it waits (ptxas spilled
     // with them held across it) and earlier tiles have longer to publish
+% if rank == "early":
+    // (two copies of the rounds: for a warp part inside the array, as all
+    // but the last tile's are, no lane is tested)
+    if (inside == 32 * ${items}) {
+${early_rounds(True, exw)}
+    } else {
+${early_rounds(False, exw)}
+    }
+% else:
 #pragma unroll
     for (int r = 0; r < ${items}; ++r) {
-% if rank == "early":
-        const bool valid = r * 32 + lane < inside;
-        const unsigned int d = (dpk[r >> 2] >> (8 * (r & 3))) & 255u;
-        const unsigned int peers = ga_peers(d, valid, inside == 32 * ${items});
-        // the leader (the lowest lane of the digit) takes the round's
-        // places; the others read their first from it
-        const int leader = __ffs(peers) - 1;
-        unsigned int at = 0u;
-        if (valid && lane == leader) at = atomicAdd(&whist[warp * 256 + d], (unsigned int)__popc(peers));
-        at = __shfl_sync(0xffffffffu, at, leader & 31);
-        const unsigned int p = at + __popc(peers & below);
-% if kv:
-        dr[r] = valid ? p : 0xffffffffu;
-% endif
-        if (valid) {
-% else:
         const unsigned int d = dr[r] >> 16;
         if (d < 256u) {
             const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
-% endif
 % if exw == "ga_elem":
             exbuf[p] = k[r];
 % else:
@@ -439,6 +475,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 % endif
         }
     }
+% endif
     {
         // ... and the digit's count in the tiles before this one
         // (eight earlier tiles' words read at once, nearest first: their
