@@ -18,7 +18,7 @@
 ## index, so that rows of L elements sort independently (the row passes run
 ## after the key passes).  One pass is one launch, ``onesweep``: tiles
 ## ranked stably in shared memory (peers of a digit in a warp by
-## __match_any_sync, or ballots), digit counts of earlier tiles by a
+## ballots, or __match_any_sync), digit counts of earlier tiles by a
 ## decoupled look-back (status words of the pass), the digit bases from
 ## the global histogram ``hist`` of every pass, computed once by ``hist``.
 ##
@@ -37,8 +37,12 @@
 ##            count fits 30 bits)
 ##   items    elements per thread of a radix tile (tile = 256 * items)
 ##   blocks   onesweep: blocks an SM the registers are bounded for
-##   rank     onesweep: how a warp finds the lanes of its digit, "match"
-##            (__match_any_sync, one instruction) or "ballot" (eight)
+##   rank     onesweep: "early" (each warp's digit counts first, by
+##            shared atomics; the tile's counts published before the
+##            ranking, which places each element by its digit leader's
+##            atomic), "ballot" (the ranking first, the counts read and
+##            written between warp barriers; peers by eight ballots, as
+##            "early") or "match" (the same, peers by __match_any_sync)
 ##   np2, warps, wbits, swz
 ##            wsort: the row capacity (a power of two, 32 .. 1024), warps a
 ##            block, bits of a word, _sortkernels.wsort_swizzle's triple
@@ -328,7 +332,7 @@ __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, boo
 // to this one), the count below.  The block also zeroes its tile's words
 // of ``clear``, the status of the pass after this one.  Warp w ranks the
 // w-th eighth of the tile, in rounds of 32 consecutive elements; a digit's
-// peers in a round are found by __match_any_sync (or eight ballots).
+// peers in a round are found by eight ballots (or __match_any_sync).
 // Registers bounded for ``blocks`` blocks an SM.
 extern "C" __global__ void __launch_bounds__(256, ${blocks})
 ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
