@@ -6,7 +6,7 @@ A block runs as one host thread per CUDA thread; blocks run one after
 another in block order (so a decoupled look-back always finds its
 predecessors done).  ``__syncthreads`` is a barrier of the block's
 threads, ``__syncwarp`` one of the warp's; the warp collectives
-(shuffles, ballots) go through a slot a lane between two warp barriers.
+(shuffles, ballots, matches) go through a slot a lane between two warp barriers.
 Static ``__shared__`` variables become function statics (one block at a
 time uses them); dynamic shared memory is one 64 KB buffer.  Atomics are
 the compiler's sequentially consistent builtins.  What the kernels use
@@ -137,6 +137,14 @@ static inline unsigned int __ballot_sync(unsigned int, int pred)
     const unsigned long long *s = ga_put(pred ? 1u : 0u);
     unsigned int m = 0u;
     for (int l = 0; l < 32; ++l) m |= (unsigned int)ga_get(s, l) << l;
+    ga_done();
+    return m;
+}
+static inline unsigned int __match_any_sync(unsigned int, unsigned int v)
+{
+    const unsigned long long *s = ga_put(v);
+    unsigned int m = 0u;
+    for (int l = 0; l < 32; ++l) m |= (ga_get(s, l) == v ? 1u : 0u) << l;
     ga_done();
     return m;
 }

@@ -37,10 +37,11 @@ def _kernels(dt, rows, L, want_pos, variant):
     return sk.radix_specs(dt, kv, wide, narrow), kv, wide, narrow
 
 
-@pytest.fixture(scope="module", params=["ballot", "early"])
+@pytest.fixture(scope="module", params=["ballot", "early", "early_half"])
 def host(tmp_path_factory, request):
     """The kernels of every case built with one ranking
-    (``_sortkernels.RANK``): ballots, or early counts."""
+    (``_sortkernels.RANK``): ballots, or early counts (with ballots, or
+    the digit's high half by a match)."""
     saved, sk.RANK = sk.RANK, request.param
     try:
         return _build(tmp_path_factory)

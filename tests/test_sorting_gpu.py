@@ -108,13 +108,14 @@ def test_many_short_and_long_rows():
         same(gpuarr.argsort(a), np.argsort(h, kind="stable"))
 
 
-@pytest.mark.parametrize("rank", ["ballot", "match", "early"])
+@pytest.mark.parametrize("rank", ["ballot", "match", "early", "early_half",
+                                  "early_match"])
 def test_radix_sort_under_each_ranking(rank, monkeypatch):
     # the onesweep pass's three rankings (_sortkernels.RANK), each with
     # keys alone and values carried: many tiles, a partial last tile, row
     # digits, 1- to 16-byte keys, and early counts at three blocks an SM
     monkeypatch.setattr(sk, "RANK", rank)
-    if rank == "early":
+    if rank.startswith("early"):
         items0 = sk.items
         monkeypatch.setattr(sk, "blocks", lambda dt, kv=False: 3)
         monkeypatch.setattr(sk, "items", lambda dt, kv=False: (

@@ -42,7 +42,9 @@
 ##            ranking, which places each element by its digit leader's
 ##            atomic), "ballot" (the ranking first, the counts read and
 ##            written between warp barriers; peers by eight ballots, as
-##            "early") or "match" (the same, peers by __match_any_sync)
+##            "early") or "match" (the same, peers by __match_any_sync);
+##            "early_half", "early_match": early counts with the digit's
+##            high 4 or all 8 bits matched by __match_any_sync
 ##   np2, warps, wbits, swz
 ##            wsort: the row capacity (a power of two, 32 .. 1024), warps a
 ##            block, bits of a word, _sortkernels.wsort_swizzle's triple
@@ -255,6 +257,9 @@ ${name}(const ga_elem *__restrict__ keys, long long n, unsigned long long L, int
     exw = "ga_elem" if not kv or ebytes >= vbytes else vout_t
     sbits = 64 if off_t == "unsigned long long" else 32
     gb_t = "long long" if sbits == 64 else "int"
+    # early counts; the digit's high bits whose peers one match finds
+    early = rank.startswith("early")
+    mbits = {"early_half": 4, "early_match": 8}.get(rank, 0)
 %>\
 // the lanes of the warp holding this lane's digit d (d < 256 where
 // valid; every lane valid where full)
@@ -268,9 +273,14 @@ __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, boo
     // (a warp part inside the array, as all but the last tile's are:
     // every lane valid, a vote less a round)
     unsigned int peers = full ? 0xffffffffu : __ballot_sync(0xffffffffu, valid);
+% if mbits:
+    // the digit's high ${mbits} bits by one match (MATCH is not on the
+    // ALU pipe, which the ballots' logic fills)
+    peers &= __match_any_sync(0xffffffffu, valid ? d >> ${8 - mbits} : 256u);
+% endif
 #pragma unroll
-    for (int b = 0; b < 8; ++b) {
-% if rank == "early":
+    for (int b = 0; b < ${8 - mbits}; ++b) {
+% if early:
         // the lanes whose bit b is this lane's: ~(m ^ s), s the bit spread
         // over the word (one three-input logic op; ptxas made the bit twice
         // from ``bit ? m : ~m``, seven instructions a bit)
@@ -367,7 +377,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     const long long wstart = tstart + (long long)warp * (32 * ${items});
     const unsigned int below = (1u << lane) - 1u;
     ga_elem k[${items}];
-% if kv or rank != "early":
+% if kv or not early:
     // digit << 16 | rank in the warp's part (early counts: the place in
     // the tile)
     unsigned int dr[${items}];
@@ -385,7 +395,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 #pragma unroll
     for (int r = 0; r < ${items}; ++r)
         k[r] = ga_load_now(wk + min(r * 32 + lane, lastoff));
-% if rank == "early":
+% if early:
     // early counts: each warp's digit counts first (shared atomics, no
     // order among them), so that the tile's counts are published and the
     // warps' starts known before the ranking, which then places each
@@ -409,7 +419,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
         // keys alone: key passes only (rows need carried positions)
         unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
 % endif
-% if rank == "early":
+% if early:
         dpk[r >> 2] |= d << (8 * (r & 3));
         if (valid) atomicAdd(&whist[warp * 256 + d], 1u);
     }
@@ -455,7 +465,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     // the tile to shared memory in digit order before the look-back, so
     // that the keys' registers are free while it waits (ptxas spilled
     // with them held across it) and earlier tiles have longer to publish
-% if rank == "early":
+% if early:
     // (two copies of the rounds: for a warp part inside the array, as all
     // but the last tile's are, no lane is tested)
     if (inside == 32 * ${items}) {
@@ -543,7 +553,7 @@ ${early_rounds(False, exw)}
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < ${items}; ++r) {
-% if rank == "early":
+% if early:
             const unsigned int p = dr[r];
             if (p != 0xffffffffu)
                 reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
