@@ -91,26 +91,29 @@ def row_passes(rows):
     return (r.bit_length() + 7) // 8
 
 
-#: how the onesweep pass ranks a tile: "early" (each warp's digit counts
-#: first, by shared atomics; the tile's counts published and the warps'
-#: starts known before the ranking, which places each element by its
-#: digit leader's atomic: CUB's onesweep order), "ballot" (the ranking
-#: first, each round reading and writing the warp's count between two warp
-#: barriers; peers by eight ballots, as "early") or "match" (the same with
-#: __match_any_sync: a third of the instructions, yet slower).  H100,
-#: benchmarks/sweep_sort.py, one process (twenty-second session, call 1):
-#: argsort 2**26 f32 3.487 ms (ballot) against 2.925 (early); sort 2**28
-#: f32 8.447 (ballot, 28 items at two blocks an SM) against 9.071 (early,
-#: the same tile) and 8.315 (early, 24 items at three); CuPy 3.559 and
-#: 7.150.  Run 67 (H200): match 8.59 against ballot 8.48 ms, argsort 3.89
-#: against 3.54
-RANK = "early"
+#: how the onesweep pass ranks a tile: "early_half" (each warp's digit
+#: counts first, by shared atomics; the tile's counts published and the
+#: warps' starts known before the ranking, which places each element by
+#: its digit leader's atomic: CUB's onesweep order; a digit's peers by
+#: four ballots for its low bits and one __match_any_sync for its high
+#: four), "early" (the same, eight ballots), "early_match" (the same, one
+#: match), "ballot" (the ranking first, each round reading and writing
+#: the warp's count between two warp barriers; eight ballots) or "match"
+#: (the same with one match).  H100, benchmarks/sweep_sort.py, one process
+#: each (twenty-second session, calls 2 and 3): sort 2**28 f32 ballot 8.47
+#: ms (28 items, two blocks an SM), early 6.90, early_half 6.66,
+#: early_match 9.43 (24 items, three blocks); argsort 2**26 f32 ballot
+#: 3.48, early 2.92-2.96, early_half 2.97, early_match 3.18; CuPy 7.19 and
+#: 3.63.  The ballots' logic fills the ALU pipe (ncu: 82%), MATCH runs
+#: elsewhere but slowly: half and half balances them
+RANK = "early_half"
 
 
 def items(dtype, kv=False):
     """Elements per thread of a radix tile (tile = 256 * items): 24 for
     keys of 2 to 4 bytes alone (with three blocks an SM; see
-    :data:`RANK` for the sweep), 16 for 1-byte keys alone (with 20, ptxas
+    :data:`RANK` for the sweep: 22 items 6.72 ms, 18 at four blocks 7.05,
+    28 at two 7.24 against 24's 6.66-6.79), 16 for 1-byte keys alone (with 20, ptxas
     spills for them at three blocks an SM) and for other keys of up to 8
     bytes or with values, 8 for 16-byte elements (so that the staged tile
     fits the 48 KB of static shared memory)."""
