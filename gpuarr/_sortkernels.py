@@ -111,12 +111,12 @@ RANK = "early_half"
 
 def items(dtype, kv=False):
     """Elements per thread of a radix tile (tile = 256 * items): 24 for
-    keys of 2 to 4 bytes alone (with three blocks an SM; see
-    :data:`RANK` for the sweep: 22 items 6.72 ms, 18 at four blocks 7.05,
-    28 at two 7.24 against 24's 6.66-6.79), 16 for 1-byte keys alone (with 20, ptxas
-    spills for them at three blocks an SM) and for other keys of up to 8
-    bytes or with values, 8 for 16-byte elements (so that the staged tile
-    fits the 48 KB of static shared memory)."""
+    keys of 2 to 4 bytes alone (with three blocks an SM; see :data:`RANK`
+    for the sweep: 22 items 6.72 ms, 18 at four blocks 7.05, 28 at two
+    7.24, against 24's 6.66-6.79), 16 for 1-byte keys alone (with 20,
+    ptxas spills for them at three blocks an SM) and for other keys of up
+    to 8 bytes or with values, 8 for 16-byte elements (so that the staged
+    tile fits the 48 KB of static shared memory)."""
     isz = np.dtype(dtype).itemsize
     if isz > 8:
         return 8

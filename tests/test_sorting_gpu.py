@@ -111,7 +111,7 @@ def test_many_short_and_long_rows():
 @pytest.mark.parametrize("rank", ["ballot", "match", "early", "early_half",
                                   "early_match"])
 def test_radix_sort_under_each_ranking(rank, monkeypatch):
-    # the onesweep pass's three rankings (_sortkernels.RANK), each with
+    # the onesweep pass's five rankings (_sortkernels.RANK), each with
     # keys alone and values carried: many tiles, a partial last tile, row
     # digits, 1- to 16-byte keys, and early counts at three blocks an SM
     monkeypatch.setattr(sk, "RANK", rank)
