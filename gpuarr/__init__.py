@@ -55,7 +55,9 @@ _CUMATH = (
     "fabs", "sign", "floor", "ceil", "trunc", "rint", "fmod", "hypot",
     "minimum", "maximum", "fmin", "fmax", "clip", "where", "isnan", "isinf",
     "isfinite", "conj", "conjugate", "angle", "if_positive", "frexp",
-    "ldexp", "modf")
+    "ldexp", "modf", "copysign", "signbit", "nextafter", "spacing",
+    "logaddexp", "logaddexp2", "heaviside", "deg2rad", "rad2deg", "radians",
+    "degrees", "gcd", "lcm", "bitwise_count", "float_power", "divmod")
 # numpy's selection functions (numpy's take, not PyCUDA's: that one stays
 # gpuarr.gpuarray.take)
 _SELECTION = (
@@ -66,7 +68,13 @@ _SORTING = (
     "unique", "lexsort")
 # numpy's set routines, bins and order statistics (module, names)
 _STATISTICS = (
-    ("gpuarr._setops", ("isin", "intersect1d", "union1d", "setdiff1d")),
+    ("gpuarr._setops", ("isin", "intersect1d", "union1d", "setdiff1d",
+                        "unique_values", "unique_counts", "unique_inverse",
+                        "unique_all")),
+    ("gpuarr._logic", ("isclose", "allclose", "array_equal", "array_equiv",
+                       "isposinf", "isneginf")),
+    ("gpuarr._mathfuncs", ("around", "round", "nan_to_num", "diff",
+                           "ediff1d")),
     ("gpuarr._histograms", ("bincount", "digitize", "histogram")),
     ("gpuarr._quantiles", ("quantile", "percentile", "median")),
     ("gpuarr._matmul", ("matmul", "tensordot")),

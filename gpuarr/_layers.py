@@ -138,7 +138,12 @@ LAYERS = {
     "gpuarr._sorting": (5, "sort, argsort, partition, argpartition, "
                            "searchsorted, unique, lexsort (the sort/argsort "
                            "methods too)"),
-    "gpuarr._setops": (5, "isin, intersect1d, union1d, setdiff1d"),
+    "gpuarr._setops": (5, "isin, intersect1d, union1d, setdiff1d, "
+                          "unique_values, unique_counts, unique_inverse, "
+                          "unique_all"),
+    "gpuarr._logic": (6, "isclose, allclose, array_equal, array_equiv, "
+                         "isposinf, isneginf"),
+    "gpuarr._mathfuncs": (6, "around (round), nan_to_num, diff, ediff1d"),
     "gpuarr._histograms": (5, "bincount, digitize, histogram"),
     "gpuarr._quantiles": (5, "quantile, percentile, median"),
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "

@@ -1,5 +1,6 @@
 """numpy's set routines (layer 5): ``isin``, ``intersect1d``, ``union1d``,
-``setdiff1d``.
+``setdiff1d``, and numpy 2's ``unique_values``, ``unique_counts``,
+``unique_inverse``, ``unique_all``.
 
 Built from the sorting module: ``isin`` sorts the test elements once and
 looks each element up with :func:`gpuarr._sorting.searchsorted`; the
@@ -11,12 +12,15 @@ arrays; the functions wait for the device where :func:`unique` or a
 boolean selection does (the number of results).
 """
 
+import collections
+
 import numpy as np
 
 from . import _placement
 from . import _creation, _joining, _selection, _sorting, _ufunc
 
-__all__ = ["isin", "intersect1d", "union1d", "setdiff1d"]
+__all__ = ["isin", "intersect1d", "union1d", "setdiff1d", "unique_values",
+           "unique_counts", "unique_inverse", "unique_all"]
 
 _BOOL = np.dtype(np.bool_)
 
@@ -190,6 +194,88 @@ def setdiff1d(ar1, ar2, assume_unique=False):
         a1 = _sorting.unique(a1)
     keep = isin(a1, ar2, invert=True)
     return a1[keep]
+
+
+#: numpy 2's result tuples of the unique_* functions (its field names)
+UniqueAllResult = collections.namedtuple(
+    "UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple(
+    "UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple(
+    "UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique_values(x):
+    """The unique values of ``x`` (numpy.unique_values: the array API's
+    spelling, NaNs not merged).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        Any shape (flattened), any supported dtype.
+
+    Returns
+    -------
+    GPUArray
+        1-d, ``x``'s dtype; sorted here (numpy leaves the order
+        unspecified), every NaN its own value.
+    """
+    return _sorting.unique(x, equal_nan=False)
+
+
+def unique_counts(x):
+    """The unique values of ``x`` and how often each occurs
+    (numpy.unique_counts).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    UniqueCountsResult
+        ``(values, counts)``: as :func:`unique_values`, and int64 counts.
+    """
+    return UniqueCountsResult(*_sorting.unique(x, return_counts=True,
+                                               equal_nan=False))
+
+
+def unique_inverse(x):
+    """The unique values of ``x`` and where each element's value is among
+    them (numpy.unique_inverse).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    UniqueInverseResult
+        ``(values, inverse_indices)``: as :func:`unique_values`, and int64
+        indices of ``x``'s shape.
+    """
+    return UniqueInverseResult(*_sorting.unique(x, return_inverse=True,
+                                                equal_nan=False))
+
+
+def unique_all(x):
+    """The unique values of ``x``, each one's first index, every
+    element's index among them and the counts (numpy.unique_all).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    UniqueAllResult
+        ``(values, indices, inverse_indices, counts)``: int64 indices of
+        the first occurrences in the flattened ``x``, inverse of ``x``'s
+        shape, int64 counts.
+    """
+    return UniqueAllResult(*_sorting.unique(
+        x, return_index=True, return_inverse=True, return_counts=True,
+        equal_nan=False))
 
 
 # run on the arrays' device (issue 16)

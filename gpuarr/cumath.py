@@ -24,7 +24,9 @@ __all__ = [
     "hypot", "power", "minimum", "maximum", "fmin", "fmax", "clip", "where",
     "isnan", "isinf", "isfinite", "conj", "conjugate", "angle", "if_positive",
     "asin", "acos", "atan", "atan2", "sinh", "asinh", "acosh", "atanh",
-    "frexp", "ldexp", "modf",
+    "frexp", "ldexp", "modf", "copysign", "signbit", "nextafter", "spacing",
+    "logaddexp", "logaddexp2", "heaviside", "deg2rad", "rad2deg", "radians",
+    "degrees", "gcd", "lcm", "bitwise_count", "float_power", "divmod",
 ]
 
 sin = ufunc("sin", 1, "Element-wise sine (numpy.sin).")
@@ -69,6 +71,34 @@ conj = conjugate
 ldexp = ufunc("ldexp", 2, "Element-wise ``x1 * 2**x2`` (numpy.ldexp): ``x2`` "
               "must be an integer (int32 or int64 loop); float16 is computed "
               "in float32 and rounded once.")
+copysign = ufunc("copysign", 2, "Element-wise ``x1``'s magnitude with ``x2``'s "
+                "sign (numpy.copysign).")
+signbit = ufunc("signbit", 1, "Element-wise sign bit set, -0.0 and NaNs "
+                "included (bool result; numpy.signbit).")
+nextafter = ufunc("nextafter", 2, "Element-wise next value after ``x1`` towards "
+                  "``x2`` in the dtype (float16 steps its own bits; "
+                  "numpy.nextafter).")
+spacing = ufunc("spacing", 1, "Element-wise step from ``x`` to the next value "
+                "away from zero (from a zero, up; float16: the step up, "
+                "positive, as numpy's; NaN for infinities; numpy.spacing).")
+logaddexp = ufunc("logaddexp", 2, "Element-wise ``log(exp(x1) + exp(x2))`` "
+                  "without overflow (numpy.logaddexp).")
+logaddexp2 = ufunc("logaddexp2", 2, "Element-wise ``log2(2**x1 + 2**x2)`` "
+                   "without overflow (numpy.logaddexp2).")
+heaviside = ufunc("heaviside", 2, "Element-wise step function: 0 below zero, "
+                  "``x2`` at zero, 1 above, NaN for NaN (numpy.heaviside).")
+deg2rad = ufunc("deg2rad", 1, "Element-wise degrees to radians (numpy.deg2rad).")
+radians = ufunc("radians", 1, "Element-wise degrees to radians (numpy.radians).")
+rad2deg = ufunc("rad2deg", 1, "Element-wise radians to degrees (numpy.rad2deg).")
+degrees = ufunc("degrees", 1, "Element-wise radians to degrees (numpy.degrees).")
+gcd = ufunc("gcd", 2, "Element-wise greatest common divisor of the absolute "
+            "values, ``gcd(0, 0) == 0`` (integers; numpy.gcd).")
+lcm = ufunc("lcm", 2, "Element-wise least common multiple of the absolute "
+            "values, 0 where either is 0 (integers; numpy.lcm).")
+bitwise_count = ufunc("bitwise_count", 1, "Element-wise number of 1 bits in "
+                      "``abs(x)`` (integers, uint8 result; numpy.bitwise_count).")
+float_power = ufunc("float_power", 2, "Element-wise ``x1 ** x2`` in float64 or "
+                    "complex128 whatever the inputs (numpy.float_power).")
 
 # C / PyCUDA spellings
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
@@ -213,3 +243,33 @@ def modf(x, out=None, stream=None):
     """
     return apply_outputs("modf", (x,), out, stream)
 
+
+def divmod(x1, x2, out=None, stream=None):
+    """Quotient and remainder of each pair at once (numpy.divmod):
+    ``(floor_divide(x1, x2), remainder(x1, x2))``, numpy's results for
+    division by zero and for negative operands.
+
+    Parameters
+    ----------
+    x1, x2 : GPUArray, scalar or array_like
+        Integers, bool or real floats, broadcast together; their dtypes
+        promote as numpy's (Python scalars weak, NEP 50).
+    out : tuple of (GPUArray or None), optional
+        numpy's ``out=(quotient, remainder)``; each given array receives
+        its result cast under ``same_kind`` casting.
+    stream : gpuarr.driver.Stream, optional
+
+    Returns
+    -------
+    (GPUArray, GPUArray)
+        Both of the promoted dtype (the loop's: bool gives int8).
+
+    Raises
+    ------
+    TypeError
+        For complex operands or outputs the results cannot be cast to.
+    ValueError
+        For shapes that do not broadcast, an ``out`` that is no 2-tuple,
+        or one of another shape.
+    """
+    return apply_outputs("divmod", (x1, x2), out, stream)

@@ -9,7 +9,8 @@ import pytest
 import gpuarr
 from gpuarr import cumath
 
-from test_gpuarray_gpu import ALL, rand, check, poisoned, tol  # noqa: F401
+from test_gpuarray_gpu import (ALL, FLOATS, INTS, rand, check,  # noqa: F401
+                             poisoned, tol)  # noqa: F401
 
 pytestmark = pytest.mark.gpu
 
@@ -31,14 +32,20 @@ UNARY = {
     "reciprocal": (0.5, 9), "absolute": (-9, 9), "fabs": (-9, 9),
     "sign": (-9, 9), "floor": (-9, 9), "ceil": (-9, 9), "trunc": (-9, 9),
     "rint": (-9, 9), "isnan": (-9, 9), "isinf": (-9, 9), "isfinite": (-9, 9),
-    "conj": (-9, 9), "angle": (-9, 9),
+    "conj": (-9, 9), "angle": (-9, 9), "signbit": (-9, 9),
+    "spacing": (-9, 9), "deg2rad": (-400, 400), "radians": (-400, 400),
+    "rad2deg": (-7, 7), "degrees": (-7, 7), "bitwise_count": (-100, 100),
 }
 BINARY = {"arctan2": (-4, 4), "fmod": (-9, 9), "hypot": (-9, 9),
           "power": (0.5, 3), "minimum": (-9, 9), "maximum": (-9, 9),
-          "fmin": (-9, 9), "fmax": (-9, 9)}
+          "fmin": (-9, 9), "fmax": (-9, 9), "copysign": (-9, 9),
+          "nextafter": (-9, 9), "logaddexp": (-30, 30),
+          "logaddexp2": (-30, 30), "heaviside": (-9, 9), "gcd": (-60, 60),
+          "lcm": (-30, 30), "float_power": (0.5, 3)}
 EXACT = {"sign", "floor", "ceil", "trunc", "rint", "isnan", "isinf",
          "isfinite", "absolute", "fabs", "conj", "square", "minimum",
-         "maximum", "fmin", "fmax"}
+         "maximum", "fmin", "fmax", "signbit", "spacing", "bitwise_count",
+         "copysign", "nextafter", "heaviside", "gcd", "lcm"}
 
 
 def numpy_ref(name, *args, **kw):
@@ -188,3 +195,74 @@ def test_stream_argument():
     r2 = gpuarr.add(r, 1, stream=s)
     s.synchronize()
     check(r2, np.sqrt(a) + np.float32(1), True)
+
+
+def test_float_bit_functions_at_their_edges():
+    # the values where nextafter, spacing, signbit, copysign and heaviside
+    # differ from a naive formula: zeros of both signs, the smallest and
+    # largest values, infinities and NaN, in each float dtype
+    for dt in FLOATS:
+        info = np.finfo(dt)
+        edge = np.array([0.0, -0.0, info.smallest_subnormal,
+                         -info.smallest_subnormal, info.tiny, 1.0, -1.0,
+                         info.max, -info.max, np.inf, -np.inf, np.nan,
+                         -np.nan], dt)
+        other = np.array([1.0, -1.0, 0.0, 0.0, -0.0, np.inf, 2.0, np.inf,
+                          -np.inf, 0.0, 0.0, 1.0, np.nan], dt)
+        d, o = gpuarr.to_gpu(edge), gpuarr.to_gpu(other)
+        with np.errstate(all="ignore"):
+            check(gpuarr.nextafter(d, o), np.nextafter(edge, other))
+            check(gpuarr.nextafter(o, d), np.nextafter(other, edge))
+            check(gpuarr.spacing(d), np.spacing(edge))
+            check(gpuarr.signbit(d), np.signbit(edge))
+            check(gpuarr.copysign(o, d), np.copysign(other, edge))
+            check(gpuarr.heaviside(d, o), np.heaviside(edge, other))
+            check(gpuarr.logaddexp(d, o), np.logaddexp(edge, other), True)
+            check(gpuarr.logaddexp2(d, d), np.logaddexp2(edge, edge), True)
+        # every float16: nextafter up and down, spacing
+        if dt == np.float16:
+            allh = np.arange(2 ** 16, dtype=np.uint16).view(np.float16)
+            dh = gpuarr.to_gpu(allh)
+            with np.errstate(all="ignore"):
+                for y in (np.inf, -np.inf, 0.0):
+                    want = np.nextafter(allh, np.float16(y))
+                    got = gpuarr.nextafter(dh, np.float16(y)).get()
+                    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(allh)],
+                                                  want.view(np.uint16)[~np.isnan(allh)])
+                np.testing.assert_array_equal(gpuarr.spacing(dh).get(),
+                                              np.spacing(allh))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_gcd_lcm_bitwise_count_extremes(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([0, 0, 1, info.max, info.min, info.max, 12, info.min], dtype)
+    b = np.array([0, 7, 0, info.max, 0, 1, 18, 2], dtype)
+    da, db = gpuarr.to_gpu(a), gpuarr.to_gpu(b)
+    with np.errstate(all="ignore"):
+        check(gpuarr.gcd(da, db), np.gcd(a, b))
+        check(gpuarr.lcm(da[:3], db[:3]), np.lcm(a[:3], b[:3]))
+        check(gpuarr.bitwise_count(da), np.bitwise_count(a))
+    check(np.gcd(da, db), np.gcd(a, b))        # numpy's ufunc dispatches
+
+
+@pytest.mark.parametrize("dtype", [np.bool_] + INTS + FLOATS)
+def test_divmod(dtype):
+    a = inputs(dtype, -40, 40)
+    b = inputs(dtype, -7, 7)
+    if np.dtype(dtype).kind in "iuf" and b.size:
+        b.flat[::5] = 0                 # numpy's results for division by 0
+    da, db = gpuarr.to_gpu(a), gpuarr.to_gpu(b)
+    with np.errstate(all="ignore"):
+        want = np.divmod(a, b)
+        for got, w in zip(gpuarr.divmod(da, db), want):
+            check(got, w)
+        for got, w in zip(np.divmod(da[::-1], db[::-1]),
+                          np.divmod(a[::-1], b[::-1])):
+            check(got, w)
+        outs = tuple(poisoned(w.shape, w.dtype) for w in want)
+        assert gpuarr.divmod(da, db, out=outs) == outs
+        for got, w in zip(outs, want):
+            check(got, w)
+    with pytest.raises(TypeError):
+        gpuarr.divmod(gpuarr.to_gpu(np.ones(3, np.complex64)), 1)

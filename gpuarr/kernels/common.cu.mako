@@ -278,6 +278,72 @@ GA_DEV int ga_frexp_e(double x) { int e; frexp(x, &e); return ga_isfinite(x) ? e
 GA_DEV int ga_exp_clamp(long long e) { return (int)(e < -100000 ? -100000 : (e > 100000 ? 100000 : e)); }
 GA_DEV float ga_ldexp(float x, long long e) { return ldexpf(x, ga_exp_clamp(e)); }
 GA_DEV double ga_ldexp(double x, long long e) { return ldexp(x, ga_exp_clamp(e)); }
+// numpy's logaddexp and logaddexp2 (npy_logaddexp: equal operands, equal
+// infinities among them, give x + log 2; a NaN difference is returned)
+GA_DEV float ga_logaddexp(float x, float y) {
+    if (x == y) return x + 0.6931471805599453f;
+    const float d = x - y;
+    return d > 0 ? x + log1pf(expf(-d)) : (d <= 0 ? y + log1pf(expf(d)) : d);
+}
+GA_DEV double ga_logaddexp(double x, double y) {
+    if (x == y) return x + 0.6931471805599453;
+    const double d = x - y;
+    return d > 0 ? x + log1p(exp(-d)) : (d <= 0 ? y + log1p(exp(d)) : d);
+}
+GA_DEV float ga_logaddexp2(float x, float y) {
+    if (x == y) return x + 1.0f;
+    const float d = x - y;
+    return d > 0 ? x + log1pf(exp2f(-d)) * 1.4426950408889634f
+                 : (d <= 0 ? y + log1pf(exp2f(d)) * 1.4426950408889634f : d);
+}
+GA_DEV double ga_logaddexp2(double x, double y) {
+    if (x == y) return x + 1.0;
+    const double d = x - y;
+    return d > 0 ? x + log1p(exp2(-d)) * 1.4426950408889634
+                 : (d <= 0 ? y + log1p(exp2(d)) * 1.4426950408889634 : d);
+}
+// numpy's heaviside: NaN for NaN, h0 at 0
+template <class T> GA_DEV T ga_heaviside(T x, T h0) {
+    return x != x ? x : (x == 0 ? h0 : (x < 0 ? (T)0 : (T)1));
+}
+// nextafter and spacing; float16 (bits 16, computed as float) steps its own
+// bits, where float32's next value would round back to x
+GA_DEV float ga_nextafter(float x, float y, int bits) {
+    if (bits != 16) return nextafterf(x, y);
+    if (x != x || y != y) return x + y;
+    if (x == y) return y;
+    unsigned short h = ga_f2h(x);       // exact: x is a float16
+    if (x == 0) h = y > 0 ? 0x0001u : 0x8001u;
+    else h = (x < y) == (x > 0) ? (unsigned short)(h + 1u) : (unsigned short)(h - 1u);
+    return ga_h2f(h);
+}
+GA_DEV double ga_nextafter(double x, double y, int bits) { (void)bits; return nextafter(x, y); }
+// numpy's spacing: NaN for infinities; float32 and float64 the step away
+// from zero (from either zero, up: npy_spacing), float16 the step up, so
+// positive (npy_half_spacing)
+GA_DEV float ga_spacing(float x, int bits) {
+    if (ga_isinf(x)) return __int_as_float(0x7fc00000);
+    const float inf = __int_as_float(0x7f800000);
+    return ga_nextafter(x, (bits == 16 || !(x < 0)) ? inf : -inf, bits) - x;
+}
+GA_DEV double ga_spacing(double x, int bits) {
+    (void)bits;
+    if (ga_isinf(x)) return __longlong_as_double(0x7ff8000000000000ll);
+    const double inf = __longlong_as_double(0x7ff0000000000000ll);
+    return nextafter(x, !(x < 0) ? inf : -inf) - x;
+}
+// numpy's gcd and lcm, in the unsigned type of the loop (gcd(0, 0) == 0;
+// the absolute value of the most negative integer is its unsigned
+// magnitude, as numpy's C computes it)
+template <class U, class T> GA_DEV U ga_uabs(T a) { return a < 0 ? (U)((U)0 - (U)a) : (U)a; }
+template <class U> GA_DEV U ga_ugcd(U a, U b) {
+    while (b != 0) { const U t = (U)(a % b); a = b; b = t; }
+    return a;
+}
+template <class U> GA_DEV U ga_ulcm(U a, U b) {
+    const U g = ga_ugcd<U>(a, b);
+    return g == 0 ? (U)0 : (U)(a / g * b);
+}
 
 // ---- complex elementary functions ----
 // numpy's results: C99 Annex G branch cuts (Kahan's formulas for the

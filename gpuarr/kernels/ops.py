@@ -179,6 +179,27 @@ _TABLE = [
     ("conjugate", 1, {"b" + _N: "{0}", "c": "ga_conj({0})"}),
     # integer exponents of any width: the helper clamps them to int
     ("ldexp", 2, {"f": "ga_ldexp({0}, (long long){1})"}),
+    ("copysign", 2, {"f": "copysign{F}({0}, {1})"}),
+    ("signbit", 1, {"f": "(signbit({0}) != 0)"}),
+    ("nextafter", 2, {"f": "ga_nextafter({0}, {1}, {BITS})"}),
+    ("spacing", 1, {"f": "ga_spacing({0}, {BITS})"}),
+    ("logaddexp", 2, {"f": "ga_logaddexp({0}, {1})"}),
+    ("logaddexp2", 2, {"f": "ga_logaddexp2({0}, {1})"}),
+    ("heaviside", 2, {"f": "ga_heaviside({0}, {1})"}),
+    # numpy's constants, rounded to the loop's type as its C loops do
+    ("deg2rad", 1, {"f": "({0} * (({T})3.141592653589793 / ({T})180))"}),
+    ("radians", 1, {"f": "({0} * (({T})3.141592653589793 / ({T})180))"}),
+    ("rad2deg", 1, {"f": "({0} * (({T})180 / ({T})3.141592653589793))"}),
+    ("degrees", 1, {"f": "({0} * (({T})180 / ({T})3.141592653589793))"}),
+    ("gcd", 2, {"i": "({T})ga_ugcd<{U}>(ga_uabs<{U}>({0}), ga_uabs<{U}>({1}))",
+                "u": "ga_ugcd<{U}>({0}, {1})"}),
+    ("lcm", 2, {"i": "({T})ga_ulcm<{U}>(ga_uabs<{U}>({0}), ga_uabs<{U}>({1}))",
+                "u": "ga_ulcm<{U}>({0}, {1})"}),
+    # the bits of the absolute value (numpy 2), uint8
+    ("bitwise_count", 1, {"i": "__popcll((unsigned long long)ga_uabs<{U}>({0}))",
+                          "u": "__popcll((unsigned long long){0})"}),
+    ("float_power", 2, {"f": "pow({0}, {1})",
+                        "c": "ga_cto<{R}>(ga_cpow(ga_c2d({0}), ga_c2d({1})))"}),
 ]
 
 #: name -> :class:`Op`.
@@ -192,6 +213,10 @@ OPS["modf"] = Op("modf", 1, {"f": ("ga_modf_frac({0})", "trunc{F}({0})")},
                  ufunc=np.modf, nout=2)
 OPS["frexp"] = Op("frexp", 1, {"f": ("ga_frexp_m({0})", "ga_frexp_e({0})")},
                   ufunc=np.frexp, nout=2)
+# (quotient, remainder): numpy's floor_divide and remainder at once
+OPS["divmod"] = Op("divmod", 2, {_I + "f": ("ga_floor_divide({0}, {1})",
+                                            "ga_remainder({0}, {1})")},
+                   ufunc=np.divmod, nout=2)
 
 # numpy's clip is a ufunc (``np._core.umath.clip``) with NaN propagation.
 OPS["clip"] = Op("clip", 3, {
