@@ -62,13 +62,17 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
             y = y.astype(ydt)
     elif isinstance(y, int):
         y = float(y)
+    ay = cumath.absolute(y) if isinstance(y, GPUArray) else abs(y)
     close = cumath.absolute(_ufunc.subtract(x, y)) <= \
-        _ufunc.add(atol, _ufunc.multiply(rtol, cumath.absolute(y)))
-    res = _ufunc.logical_or(_ufunc.logical_and(close, cumath.isfinite(y)),
+        _ufunc.add(atol, _ufunc.multiply(rtol, ay))
+    fin = cumath.isfinite(y) if isinstance(y, GPUArray) else bool(
+        np.isfinite(y))
+    res = _ufunc.logical_or(_ufunc.logical_and(close, fin),
                             _ufunc.equal(x, y))
     if equal_nan:
-        res = _ufunc.logical_or(res, _ufunc.logical_and(cumath.isnan(x),
-                                                        cumath.isnan(y)))
+        nx = cumath.isnan(x) if isinstance(x, GPUArray) else bool(np.isnan(x))
+        ny = cumath.isnan(y) if isinstance(y, GPUArray) else bool(np.isnan(y))
+        res = _ufunc.logical_or(res, _ufunc.logical_and(nx, ny))
     return res
 
 

@@ -32,9 +32,9 @@ def around(a, decimals=0, out=None):
     Parameters
     ----------
     a : GPUArray or array_like
-        Any dtype; complex rounds both parts; bool and integers with
-        ``decimals >= 0`` are copied (bool with negative ``decimals``
-        raises, as numpy).
+        Any dtype; complex rounds both parts; integers with
+        ``decimals >= 0`` are copied; bool gives float16 (``rint``) with
+        ``decimals == 0`` and raises otherwise, as numpy.
     decimals : int
         Places after the point; negative rounds to tens, hundreds, ...
         (integers through float64, as numpy: exact below 2**53).
@@ -44,18 +44,18 @@ def around(a, decimals=0, out=None):
     Returns
     -------
     GPUArray
-        ``a``'s dtype, or ``out``.
+        ``a``'s dtype (float16 for bool), or ``out``.
 
     Raises
     ------
     TypeError
-        For a ``decimals`` that is no integer, bool with negative
-        ``decimals``, or an ``out`` the result cannot be cast to.
+        For a ``decimals`` that is no integer, bool with ``decimals`` other
+        than 0, or an ``out`` the result cannot be cast to.
     """
     a = _array(a)
     decimals = operator.index(decimals)
     kind = a.dtype.kind
-    if kind in "biu" and decimals >= 0:
+    if kind in "iu" and decimals >= 0:
         if out is None:
             return a.copy()
         _transfer.assign(out, a)
@@ -66,8 +66,13 @@ def around(a, decimals=0, out=None):
         _transfer.assign(res.imag, around(a.imag, decimals))
         return res
     if kind == "b":
-        # numpy's error: its float64 quotient has no cast back to bool
-        raise _ufunc.casting_error("divide", np.dtype(np.float64), a.dtype)
+        # numpy's: bool is no integer to its round, whose float path gives
+        # rint's float16 at 0 decimals and, else, a float64 product or
+        # quotient with no cast back to bool
+        if decimals == 0:
+            return cumath.rint(a, out=out)
+        raise _ufunc.casting_error("multiply" if decimals > 0 else "divide",
+                                   np.dtype(np.float64), a.dtype)
     x = a.astype(np.float64) if kind in "iu" else a
     if decimals >= 0:
         f = 10.0 ** decimals

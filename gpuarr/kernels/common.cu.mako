@@ -115,7 +115,10 @@ template <class T> __device__ __forceinline__ void ga_stcs(T *p, T x)
 // float16 stored as its 16 bits; converted with PTX so cuda_fp16.h is
 // not needed (NVRTC may not ship it).
 GA_DEV float ga_h2f(unsigned short h) {
-    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    // (cvt makes every NaN the positive canonical one; numpy keeps the
+    // sign, which signbit and copysign read)
+    return f == f ? f : __int_as_float(__float_as_int(f) | ((h & 0x8000u) << 16));
 }
 GA_DEV unsigned short ga_f2h(float f) {
     unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
