@@ -149,11 +149,25 @@ static inline unsigned int __match_any_sync(unsigned int, unsigned int v)
     return m;
 }
 static inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+// byte n of the result: byte (s >> 4n) & 7 of the eight of y:x (CUDA's
+// __byte_perm, the selectors' sign bits unused)
+static inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s)
+{
+    const unsigned long long v = (unsigned long long)y << 32 | x;
+    unsigned int r = 0u;
+    for (int n = 0; n < 4; ++n)
+        r |= (unsigned int)(v >> (8 * ((s >> (4 * n)) & 7u)) & 255u) << (8 * n);
+    return r;
+}
 static inline int __ffs(int x) { return __builtin_ffs(x); }
 // the math the kernels' headers call (gpuarr/complex.hpp)
 using std::isnan; using std::isinf; using std::isfinite;
 static inline double __longlong_as_double(long long v)
 { double d; std::memcpy(&d, &v, 8); return d; }
+static inline float __int_as_float(int v)
+{ float f; std::memcpy(&f, &v, 4); return f; }
+static inline int __float_as_int(float f)
+{ int v; std::memcpy(&v, &f, 4); return v; }
 static inline int __clz(unsigned int x) { return x ? __builtin_clz(x) : 32; }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 struct alignas(16) uint4 { unsigned int x, y, z, w; };

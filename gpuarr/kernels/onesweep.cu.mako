@@ -14,8 +14,31 @@
     gb_t = "long long" if sbits == 64 else "int"
     # early counts; the digit's high bits whose peers one match finds
     early = rank.startswith("early")
+    # whole warp parts and tiles in copies of their own (fixed offsets, no
+    # lane tested): keys of up to 4 bytes alone, where they were measured
+    # faster (H100, one call, twenty-third session: sort 2**28 f32 6.482 ->
+    # 6.243 ms); with values carried (argsort 2**26 f32 2.873 -> 3.082)
+    # and for int64 keys (9.831 -> 9.914) they were slower: kept out
+    fullp = not kv and ebytes <= 4
     mbits = {"early_half": 4, "early_match": 8}.get(rank, 0)
 %>\
+// p + i elements by one IMAD.WIDE, where ptxas made the 64-bit sum of a
+// sign-extended index with two LEAs and two IADD3s (all on the ALU pipe)
+template <typename T>
+__device__ __forceinline__ T *ga_wide_at(T *p, int i)
+{
+#if defined(__CUDA_ARCH__)
+    T *q;
+    asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(q) : "r"(i), "n"((int)sizeof(T)), "l"(p));
+    __builtin_assume(__isGlobal(q));
+    return q;
+#else
+    return p + i;
+#endif
+}
+template <typename T>
+__device__ __forceinline__ T *ga_wide_at(T *p, long long i) { return p + i; }
+
 // the lanes of the warp holding this lane's digit d (d < 256 where
 // valid; every lane valid where full)
 __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, bool full)
@@ -52,6 +75,82 @@ __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, boo
 % endif
 }
 
+<%def name="load_count(full, early)">
+## the warp part's loads, then its digit counts (early) or ranks in the
+## part (late); full: every lane of the part valid (no test)
+        // every load first, so that they are in flight together, and
+        // volatile: ptxas otherwise sinks each load into its ranking round
+        // and waits for it there (seen in the SASS: one load a round, the
+        // tile's 16 memory latencies in a row)
+% if full:
+        const ga_elem *wk = kin + (wstart + lane);
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r)
+            k[r] = ga_load_now(wk + r * 32);
+% else:
+        // (unguarded: an index past the end reads the part's last
+        // element, or element 0 for a part wholly past it)
+        const ga_elem *wk = kin + (inside ? wstart : 0ll);
+        const int lastoff = inside ? inside - 1 : 0;
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r)
+            k[r] = ga_load_now(wk + min(r * 32 + lane, lastoff));
+% endif
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r) {
+% if kv:
+            const long long e = wstart + r * 32 + lane;
+% endif
+% if full:
+            const bool valid = true;
+% else:
+            const bool valid = r * 32 + lane < inside;
+% endif
+% if kv:
+            const long long v = (valid && pass >= GA_KP) ? (vin ? (long long)vin[e] : e) : 0;
+            unsigned int d = ga_digit(k[r], v, pass, L);
+% else:
+            // keys alone: key passes only (rows need carried positions)
+            unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
+% endif
+% if early:
+            dpk[r >> 2] |= d << (8 * (r & 3));
+            if (valid) atomicAdd(&wh[d], 1u);
+% else:
+            d = valid ? d : 256u;
+            const unsigned int peers = ga_peers(d, valid, ${"true" if full else "inside == 32 * %d" % items});
+            // the digit's count so far in this warp's part; its first lane
+            // (the leader) adds the round's lanes, from the value it read (a
+            // shared read less than whist[..] += ..., which reads again past
+            // the barrier)
+            unsigned int rank = __popc(peers & below);
+            unsigned int seen = 0u;
+            if (valid) {
+                seen = wh[d];
+                rank += seen;
+            }
+            __syncwarp();
+            if (valid && (peers & below) == 0u) wh[d] = seen + __popc(peers);
+            __syncwarp();
+            dr[r] = (d << 16) | rank;
+% endif
+        }
+</%def>
+<%def name="scatter_key(i, exw)">
+## element ${i} of the staged tile: its bits x and digit d
+% if exw == "ga_elem":
+            const ga_elem x = exbuf[${i}];
+% else:
+            const ga_elem x = reinterpret_cast<const ga_elem *>(exbuf)[${i}];
+% endif
+% if kv:
+            const unsigned int d = exd[${i}];
+% else:
+            // keys alone: the digit made again from the key (ALU work, where
+            // a stored byte cost a shared store and load an element)
+            const unsigned int d = ga_key_digit(ga_make_key(x), pass);
+% endif
+</%def>
 <%def name="early_rounds(full, exw)">
 ## the early counts' ranking rounds, staging each element at its place;
 ## full: every lane of the warp's part valid (no test)
@@ -62,15 +161,17 @@ __device__ __forceinline__ unsigned int ga_peers(unsigned int d, bool valid, boo
 % else:
             const bool valid = r * 32 + lane < inside;
 % endif
-            const unsigned int d = (dpk[r >> 2] >> (8 * (r & 3))) & 255u;
+            const unsigned int d = __byte_perm(dpk[r >> 2], 0u, 0x4440u | (r & 3));
             const unsigned int peers = ga_peers(d, valid, ${"true" if full else "false"});
             // the leader (the highest lane of the digit: one FLO) takes the
             // round's places; the others read their first from it
             const int leader = 31 - __clz(peers);
             unsigned int at = 0u;
             if (valid && lane == leader)
-                at = atomicAdd(&whist[warp * 256 + d], (unsigned int)__popc(peers));
-            at = __shfl_sync(0xffffffffu, at, leader & 31);
+                at = atomicAdd(&wh[d], (unsigned int)__popc(peers));
+            // (leader < 0 only for a round with no valid lane, whose value
+            // nobody uses; the shuffle takes the lane modulo 32)
+            at = __shfl_sync(0xffffffffu, at, leader);
             const unsigned int p = at + __popc(peers & below);
 % if kv:
             dr[r] = valid ? p : 0xffffffffu;
@@ -131,6 +232,7 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     const long long tstart = (long long)t * GA_TILE;
     const long long wstart = tstart + (long long)warp * (32 * ${items});
     const unsigned int below = (1u << lane) - 1u;
+    unsigned int *const wh = whist + warp * 256;    // this warp's counts
     ga_elem k[${items}];
 % if kv or not early:
     // digit << 16 | rank in the warp's part (early counts: the place in
@@ -140,16 +242,6 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
     // elements of the warp's part inside the array (32-bit compares below)
     const int inside = n - wstart >= 32 * ${items} ? 32 * ${items}
                        : (n > wstart ? (int)(n - wstart) : 0);
-    // every load first, so that they are in flight together.  Unguarded
-    // (an index past the end reads the part's last element, or element 0
-    // for a part wholly past it) and volatile: ptxas otherwise sinks each
-    // load into its ranking round and waits for it there (seen in the
-    // SASS: one load a round, the tile's 16 memory latencies in a row)
-    const ga_elem *wk = kin + (inside ? wstart : 0ll);
-    const int lastoff = inside ? inside - 1 : 0;
-#pragma unroll
-    for (int r = 0; r < ${items}; ++r)
-        k[r] = ga_load_now(wk + min(r * 32 + lane, lastoff));
 % if early:
     // early counts: each warp's digit counts first (shared atomics, no
     // order among them), so that the tile's counts are published and the
@@ -161,40 +253,18 @@ ${name}(const ga_elem *__restrict__ kin, ga_elem *__restrict__ kout,
 #pragma unroll
     for (int q = 0; q < ${(items + 3) // 4}; ++q) dpk[q] = 0u;
 % endif
-#pragma unroll
-    for (int r = 0; r < ${items}; ++r) {
-% if kv:
-        const long long e = wstart + r * 32 + lane;
-% endif
-        const bool valid = r * 32 + lane < inside;
-% if kv:
-        const long long v = (valid && pass >= GA_KP) ? (vin ? (long long)vin[e] : e) : 0;
-        unsigned int d = ga_digit(k[r], v, pass, L);
-% else:
-        // keys alone: key passes only (rows need carried positions)
-        unsigned int d = ga_key_digit(ga_make_key(k[r]), pass);
-% endif
-% if early:
-        dpk[r >> 2] |= d << (8 * (r & 3));
-        if (valid) atomicAdd(&whist[warp * 256 + d], 1u);
+% if fullp:
+    // (two copies, as for the rounds below: a warp part inside the array
+    // loads at fixed offsets from one address and tests no lane, which
+    // took about twelve instructions a round)
+    if (inside == 32 * ${items}) {
+${load_count(True, early)}
+    } else {
+${load_count(False, early)}
     }
 % else:
-        d = valid ? d : 256u;
-        const unsigned int peers = ga_peers(d, valid, inside == 32 * ${items});
-        // the digit's count so far in this warp's part; its first lane (the
-        // leader) adds the round's lanes, from the value it read (a shared
-        // read less than whist[..] += ..., which reads again past the
-        // barrier)
-        unsigned int rank = __popc(peers & below);
-        unsigned int seen = 0u;
-        if (valid) {
-            seen = whist[warp * 256 + d];
-            rank += seen;
-        }
-        __syncwarp();
-        if (valid && (peers & below) == 0u) whist[warp * 256 + d] = seen + __popc(peers);
-        __syncwarp();
-        dr[r] = (d << 16) | rank;
+    {
+${load_count(False, early)}
     }
 % endif
     __syncthreads();
@@ -233,7 +303,7 @@ ${early_rounds(False, exw)}
     for (int r = 0; r < ${items}; ++r) {
         const unsigned int d = dr[r] >> 16;
         if (d < 256u) {
-            const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
+            const unsigned int p = wh[d] + (dr[r] & 0xffffu);
 % if exw == "ga_elem":
             exbuf[p] = k[r];
 % else:
@@ -276,20 +346,24 @@ ${early_rounds(False, exw)}
     __syncthreads();
     const long long left = n - tstart;
     const int cnt = left < GA_TILE ? (int)left : GA_TILE;
-    for (int i = tid; i < cnt; i += 256) {
-% if exw == "ga_elem":
-        const ga_elem x = exbuf[i];
-% else:
-        const ga_elem x = reinterpret_cast<const ga_elem *>(exbuf)[i];
+    // (a whole tile, as all but the last one are: its elements at fixed
+    // offsets, so that the stores' addresses take one IMAD.WIDE each, off
+    // the ALU pipe)
+% if fullp:
+    if (cnt == GA_TILE) {
+        ga_elem *const ko = kout + tid;
+#pragma unroll
+        for (int r = 0; r < ${items}; ++r) {
+${scatter_key("tid + r * 256", exw)}
+            ga_wide_at(ko, gbase[d])[r * 256] = x;
+        }
+    } else
 % endif
-% if kv:
-        const unsigned int d = exd[i];
-% else:
-        // keys alone: the digit made again from the key (ALU work, where
-        // a stored byte cost a shared store and load an element)
-        const unsigned int d = ga_key_digit(ga_make_key(x), pass);
-% endif
-        kout[(long long)gbase[d] + i] = x;
+    {
+        for (int i = tid; i < cnt; i += 256) {
+${scatter_key("i", exw)}
+            kout[(long long)gbase[d] + i] = x;
+        }
     }
 % if kv:
     // no values out: a row sort's last pass, its keys' places alone wanted
@@ -315,7 +389,7 @@ ${early_rounds(False, exw)}
 % else:
             const unsigned int d = dr[r] >> 16;
             if (d < 256u) {
-                const unsigned int p = whist[warp * 256 + d] + (dr[r] & 0xffffu);
+                const unsigned int p = wh[d] + (dr[r] & 0xffffu);
                 reinterpret_cast<${vout_t} *>(exbuf)[p] = v[r];
             }
 % endif

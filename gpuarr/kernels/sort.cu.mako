@@ -157,6 +157,9 @@ __device__ __forceinline__ unsigned int ga_key_digit(const ga_key &k, int p)
     if (p < ${bits // 8}) return (unsigned int)(k.sec >> (8 * p)) & 255u;
     if (p < ${bits // 4}) return (unsigned int)(k.prim >> (8 * (p - ${bits // 8}))) & 255u;
     return k.cls;
+% elif bits <= 32:
+    // (byte p by one PRMT, where a shift and a mask took two ALU ops)
+    return __byte_perm((unsigned int)k, 0u, 0x4440u | (unsigned int)p);
 % else:
     return (unsigned int)(k >> (8 * p)) & 255u;
 % endif
