@@ -62,9 +62,11 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
             y = y.astype(ydt)
     elif isinstance(y, int):
         y = float(y)
-    ay = cumath.absolute(y) if isinstance(y, GPUArray) else abs(y)
-    close = cumath.absolute(_ufunc.subtract(x, y)) <= \
-        _ufunc.add(atol, _ufunc.multiply(rtol, ay))
+    if isinstance(y, GPUArray):
+        tol = _ufunc.add(atol, _ufunc.multiply(rtol, cumath.absolute(y)))
+    else:
+        tol = atol + rtol * abs(y)
+    close = _ufunc.less_equal(cumath.absolute(_ufunc.subtract(x, y)), tol)
     fin = cumath.isfinite(y) if isinstance(y, GPUArray) else bool(
         np.isfinite(y))
     res = _ufunc.logical_or(_ufunc.logical_and(close, fin),
