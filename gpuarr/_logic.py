@@ -119,6 +119,8 @@ def array_equal(a1, a2, equal_nan=False):
         False for different shapes (nothing launched).
     """
     x, y = _operand(a1), _operand(a2)
+    if not isinstance(x, GPUArray) and not isinstance(y, GPUArray):
+        x = _creation.asarray(x)        # two scalars: one array to run on
     if _shape(x) != _shape(y):
         return False
     eq = _ufunc.equal(x, y)
@@ -142,6 +144,8 @@ def array_equiv(a1, a2):
         False for shapes that do not broadcast (nothing launched).
     """
     x, y = _operand(a1), _operand(a2)
+    if not isinstance(x, GPUArray) and not isinstance(y, GPUArray):
+        x = _creation.asarray(x)
     try:
         _layout.broadcast_shapes(_shape(x), _shape(y))
     except ValueError:

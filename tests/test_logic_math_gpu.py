@@ -82,6 +82,7 @@ def test_array_equal_equiv(dtype):
     assert np.array_equal(da, db) == np.array_equal(a, b)
     assert gpuarr.array_equiv(da, db[0:1]) == np.array_equiv(a, b[0:1])
     assert gpuarr.array_equiv(da, db[:, :3]) is False
+    assert gpuarr.array_equal(3, 3) is True and gpuarr.array_equiv(2, 3) is False
     assert gpuarr.array_equiv(gpuarr.repeat(da[0:1], 3, axis=0), db[0]) == \
         np.array_equiv(a[0:1].repeat(3, axis=0), b[0])
 
