@@ -14,15 +14,10 @@ import numpy as np
 
 from . import _placement
 from . import _creation, _joining, _manipulation, _transfer, _ufunc, cumath
-from ._array import GPUArray
 
 __all__ = ["around", "round", "nan_to_num", "diff", "ediff1d"]
 
 _NoValue = np._NoValue
-
-
-def _array(a):
-    return a if isinstance(a, GPUArray) else _creation.asarray(a)
 
 
 def around(a, decimals=0, out=None):
@@ -52,7 +47,7 @@ def around(a, decimals=0, out=None):
         For a ``decimals`` that is no integer, bool with ``decimals`` other
         than 0, or an ``out`` the result cannot be cast to.
     """
-    a = _array(a)
+    a = _creation.asarray(a)
     decimals = operator.index(decimals)
     kind = a.dtype.kind
     if kind in "iu" and decimals >= 0:
@@ -111,7 +106,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         ``x``'s dtype and shape: a new array, or ``x`` when ``copy`` is
         False.
     """
-    x = _array(x)
+    x = _creation.asarray(x)
     res = x.copy() if copy else x
     kind = x.dtype.kind
     if kind not in "fc":
@@ -125,10 +120,6 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         _ufunc.where(cumath.isinf(p),
                      _ufunc.where(cumath.signbit(p), small, big), p, out=p)
     return res
-
-
-def _axis(axis, ndim):
-    return np.lib.array_utils.normalize_axis_index(axis, ndim)
 
 
 def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
@@ -164,17 +155,17 @@ def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
         return a
     if n < 0:
         raise ValueError("order must be non-negative but got %d" % n)
-    a = _array(a)
+    a = _creation.asarray(a)
     if a.ndim == 0:
         raise ValueError("diff requires input that is at least one "
                          "dimensional")
-    axis = _axis(axis, a.ndim)
+    axis = np.lib.array_utils.normalize_axis_index(axis, a.ndim)
     joined = []
     for v in (prepend, append):
         if v is _NoValue:
             joined.append(None)
             continue
-        v = _array(v)
+        v = _creation.asarray(v)
         if v.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
@@ -215,7 +206,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
         For ``to_end`` or ``to_begin`` values that do not cast to
         ``ary``'s dtype under ``same_kind`` (numpy's message).
     """
-    ary = _array(ary).ravel()
+    ary = _creation.asarray(ary).ravel()
     d = ary[1:] - ary[:-1]
     if d.dtype != ary.dtype:
         d = d.astype(ary.dtype)
@@ -224,7 +215,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
         if v is None:
             continue
         if name is not None:
-            v = _array(v).ravel()
+            v = _creation.asarray(v).ravel()
             if not np.can_cast(v.dtype, ary.dtype, "same_kind"):
                 raise TypeError("dtype of `%s` must be compatible with input "
                                 "`ary` under the `same_kind` rule." % name)
