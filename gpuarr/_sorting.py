@@ -535,13 +535,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
             if return_inverse:
                 res[1] = res[1].reshape(ar.shape)
             return res[0] if len(res) == 1 else tuple(res)
+    need_perm = return_index or return_inverse
+    s, perm = sort_rows(flat, 1, n, True, need_perm)
+    if not (need_perm or return_counts) and n and s.ptr % 16 == 0:
+        return _unique_runs(s, n, equal_nan)
     # the run starts as bytes, their running count in 4 bytes where n
     # allows (a quarter of int64's traffic through the scan)
     cdt = np.dtype(np.int32) if n <= _INT32_MAX else _I64
     mask_spec = _sk.mask_spec(dt)
     compact_spec = _sk.compact_spec(dt, cdt == _I64)
-    need_perm = return_index or return_inverse
-    s, perm = sort_rows(flat, 1, n, True, need_perm)
     nu = 0
     if n:
         flags = _creation.empty_c((n,), _U8)
@@ -572,12 +574,38 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
     return res[0] if len(res) == 1 else tuple(res)
 
 
+def _unique_runs(s, n, equal_nan):
+    """The first element of each run of equal values of the sorted ``s``
+    (``n`` > 0 elements, 16-byte aligned), in order: the run starts
+    counted a tile, the counts' inclusive sum, then each tile's starts
+    staged and stored (two reads of ``s``, where the flags, their scan and
+    the compaction moved about twice as many bytes)."""
+    specs = _sk.run_specs(s.dtype)
+    nt = _sk.run_tiles(s.dtype, n)
+    eq = 1 if equal_nan else 0
+    counts = _creation.empty_c((nt,), _I64)
+    _launch(specs["runcount"], (nt, 1, 1), s.ptr, n, eq, counts.ptr)
+    from . import cumulative
+    cs = cumulative.cumsum(counts)
+    last = np.empty(1, _I64)
+    _drv.memcpy_dtoh(last, cs.ptr + (nt - 1) * 8)
+    uniq = _creation.empty_c((int(last[0]),), s.dtype)
+    _launch(specs["runselect"], (nt, 1, 1), s.ptr, n, eq, cs.ptr, uniq.ptr)
+    return uniq
+
+
 def _unique_dense(flat, n, want_inverse, want_counts):
     """unique of ``n`` integers or bools (``flat``, C-contiguous) by a
     bitmap of their keys' range, when that range spans at most
     ``DENSE_SPAN * n`` values: ``[values, inverse?, counts?]`` as
     :func:`unique` returns them (the inverse flat), or None (the range is
-    wider; one pass over the elements spent finding it)."""
+    wider: seen in a sample of the values, or found by one pass over
+    them all)."""
+    # a sample of about DENSE_SAMPLE values first: where its span
+    # alone is too wide, the exact pass over all n is not spent
+    sample = flat[::max(1, n // _sk.DENSE_SAMPLE)].get().astype(object)
+    if int(sample.max()) - int(sample.min()) + 1 > _sk.DENSE_SPAN * n:
+        return None
     specs = _sk.dense_specs(flat.dtype)
     grid = _sk.grid(n)
     mm = _creation.empty_c((2,), _U64)

@@ -46,7 +46,8 @@ __all__ = ["BLOCK", "elem_kind", "key_passes", "items", "tile",
            "block_launch", "warp_sort_ok", "wsort_spec", "wsort_launch",
            "wsort_swizzle", "wsort_word_bytes", "WARP_SORT_MAX", "ROW_SORT",
            "finish_spec", "mask_spec", "compact_spec", "search_spec",
-           "dense_ok", "dense_specs", "DENSE_MIN", "DENSE_SPAN",
+           "run_items", "run_specs", "run_tiles",
+           "dense_ok", "dense_specs", "DENSE_MIN", "DENSE_SPAN", "DENSE_SAMPLE",
            "DENSE_LIMIT",
            "function", "grid", "multiprocessors", "ntiles", "row_passes",
            "STATUS32_LIMIT", "VALUES32_LIMIT", "status_bytes",
@@ -394,11 +395,38 @@ def compact_spec(dtype, wide=False):
                  off_t="long long" if wide else "int")
 
 
+def run_items(dtype):
+    """Elements a thread of unique's run kernels (:func:`run_specs`)
+    takes: 64 bytes' worth, at most 32 (a bit each in a 32-bit word)."""
+    return min(32, 64 // np.dtype(dtype).itemsize)
+
+
+def run_specs(dtype):
+    """unique's two passes over the sorted values when only the values
+    are asked for, by name: ``"runcount"`` (sorted values, n, equal_nan,
+    int64 count of run starts a tile out) and ``"runselect"`` (sorted
+    values, n, equal_nan, the counts' inclusive sum, unique values out).
+    A tile is :data:`BLOCK` threads of :func:`run_items` elements, one
+    block a tile (:func:`run_tiles`); the sorted values' address must be
+    a multiple of 16 bytes."""
+    k = run_items(dtype)
+    return {"runcount": _spec("runcount", dtype, "PqiP", items=k),
+            "runselect": _spec("runselect", dtype, "PqiPP", items=k)}
+
+
+def run_tiles(dtype, n):
+    """Blocks (tiles) of :func:`run_specs`' kernels over ``n`` elements."""
+    return -(-n // (BLOCK * run_items(dtype)))
+
+
 #: unique takes the bitmap path (:func:`dense_specs`) for integers and
 #: bools of at least this many elements whose keys span at most
 #: :data:`DENSE_SPAN` times as many values as there are elements
 DENSE_MIN = 1 << 15
 DENSE_SPAN = 2
+#: values of a strided sample whose span is read before the exact range
+#: (a sample spanning too much already rules the bitmap path out)
+DENSE_SAMPLE = 1024
 #: the dense path counts in 32 bits: fewer elements than this
 DENSE_LIMIT = 2 ** 32
 

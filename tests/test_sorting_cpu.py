@@ -38,6 +38,7 @@ def _all_specs(dt):
     specs += [sk.radix_specs(dt, False, False)["hist"], sk.block_spec(dt),
               sk.mask_spec(dt), sk.compact_spec(dt), sk.compact_spec(dt, True),
               sk.search_spec(dt)]
+    specs += list(sk.run_specs(dt).values())
     if dt.kind in "biu":
         for wide in (False, True):
             specs += list(sk.dense_specs(dt, wide).values())

@@ -240,6 +240,43 @@ def test_unique_every_dtype(dt):
         _check_unique(values(dt, (3000,)), equal_nan=False)
 
 
+@pytest.mark.parametrize("dt", ALL, ids=str)
+def test_unique_values_alone_by_the_run_kernels(dt, monkeypatch):
+    # values alone (no index, inverse or counts): the two run passes over
+    # the sorted values; sizes around the run tile, each value the first
+    # of its run in stable order (-0.0 or 0.0 as it came first)
+    from gpuarr import _sorting
+    calls = []
+    real = _sorting._unique_runs
+
+    def spy(*args):
+        calls.append(args[1])
+        return real(*args)
+    monkeypatch.setattr(_sorting, "_unique_runs", spy)
+    tile = sk.BLOCK * sk.run_items(dt)
+    for n in (1, tile - 1, tile, 3 * tile + 5):
+        h = values(dt, (n,))
+        s = np.sort(h, kind="stable")
+        if dt.kind == "c":
+            nan = np.isnan(s.real) | np.isnan(s.imag)
+        elif dt.kind == "f":
+            nan = np.isnan(s)
+        else:
+            nan = np.zeros(n, bool)
+        for equal_nan in (True, False):
+            same_ = (s[1:] == s[:-1]) & ~nan[1:] & ~nan[:-1]
+            if equal_nan:
+                same_ |= nan[1:] & nan[:-1]
+            want = s[np.r_[True, ~same_]]
+            poison(n * dt.itemsize, want.nbytes)
+            got = gpuarr.unique(gpuarr.to_gpu(h)[::-1][::-1],
+                                equal_nan=equal_nan)
+            assert got.dtype == dt and got.get().tobytes() == want.tobytes()
+            np.testing.assert_array_equal(
+                got.get(), np.unique(h, equal_nan=equal_nan))
+    assert calls and set(calls) <= {1, tile - 1, tile, 3 * tile + 5}
+
+
 def _dense_values(dt, n, where):
     """``n`` values of integer or bool ``dt`` spanning about 1.5 n values
     at the low or high end of its range or around 0 (or all of it)."""

@@ -25,7 +25,7 @@
 ## Variables (all required):
 ##   name     kernel name
 ##   kernel   "hist" | "onesweep" | "block" | "wsort" | "finish"
-##            | "mask" | "compact" | "search"
+##            | "mask" | "compact" | "runcount" | "runselect" | "search"
 ##   tkind    "b" | "i" | "u" | "f" | "c": bool, signed, unsigned, float,
 ##            complex
 ##   bits     bits of a scalar, or of one part of a complex value
@@ -35,7 +35,8 @@
 ##            ("unsigned int" or "long long")
 ##   off_t    onesweep: C type of a status word ("unsigned int" when every
 ##            count fits 30 bits)
-##   items    elements per thread of a radix tile (tile = 256 * items)
+##   items    elements per thread of a radix tile (tile = 256 * items);
+##            runcount/runselect: of a run tile (64 bytes' worth, at most 32)
 ##   blocks   onesweep: blocks an SM the registers are bounded for
 ##   rank     onesweep: "early" (each warp's digit counts first, by
 ##            shared atomics; the tile's counts published before the
@@ -520,6 +521,102 @@ ${name}(const ga_elem *__restrict__ s, const long long *__restrict__ perm,
         if (inverse) inverse[perm[i]] = k;
     }
 }
+% elif kernel in ("runcount", "runselect"):
+<%
+    esize = bits * (2 if tkind == "c" else 1) // 8
+    vec = items * esize // 16
+%>\
+// unique without index, inverse or counts, in two passes over the sorted
+// s (16-byte aligned): a tile is 256 threads x ${items} consecutive
+// elements, ${items * esize} bytes a thread in ${vec} vector loads; bit j of a
+// thread's word is set where its element j starts a run (differs from the
+// element before it).  runcount: each tile's count of run starts.
+// runselect: from the inclusive sum of those counts, the run starts in
+// order, staged in shared memory at p + p / ${items} (a thread's run of
+// slots in its own banks) and stored by consecutive threads.
+union ga_run_load { uint4 w[${vec}]; ga_elem e[${items}]; };
+
+__device__ __forceinline__ unsigned int ga_run_bits(const ga_elem *__restrict__ s, long long n,
+                                                    int equal_nan, ga_run_load &v)
+{
+    const long long first = (long long)blockIdx.x * ${256 * items} + threadIdx.x * ${items};
+    if (first >= n) return 0u;
+    const long long left = n - first;
+    if (left >= ${items}) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(s + first);
+#pragma unroll
+        for (int w = 0; w < ${vec}; ++w) v.w[w] = q[w];
+    } else {
+        for (int j = 0; j < ${items}; ++j) v.e[j] = s[first + (j < left ? j : 0)];
+    }
+    // element 0 of the array starts a run whatever it is compared with
+    ga_key prev = ga_make_key(s[first ? first - 1 : 0]);
+    unsigned int bits = first ? 0u : 1u;
+#pragma unroll
+    for (int j = 0; j < ${items}; ++j) {
+        const ga_key k = ga_make_key(v.e[j]);
+        if (j < left && !ga_key_same(prev, k, equal_nan)) bits |= 1u << j;
+        prev = k;
+    }
+    return bits;
+}
+
+% if kernel == "runcount":
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ s, long long n, int equal_nan, long long *__restrict__ counts)
+{
+    ga_run_load v;
+    int c = __popc(ga_run_bits(s, n, equal_nan, v));
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        c += __shfl_xor_sync(0xffffffffu, c, o);
+    __shared__ int warp_sum[8];
+    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = c;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long t = 0;
+        for (int w = 0; w < 8; ++w) t += warp_sum[w];
+        counts[blockIdx.x] = t;
+    }
+}
+% else:
+extern "C" __global__ void __launch_bounds__(256)
+${name}(const ga_elem *__restrict__ s, long long n, int equal_nan,
+        const long long *__restrict__ tile_cs, ga_elem *__restrict__ out)
+{
+    ga_run_load v;
+    unsigned int bits = ga_run_bits(s, n, equal_nan, v);
+    // exclusive scan of the threads' counts over the block
+    const int c = __popc(bits);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int incl = c;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += y;
+    }
+    __shared__ int warp_sum[8];
+    if (lane == 31) warp_sum[warp] = incl;
+    __syncthreads();
+    int before = 0, tot = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) {
+        before += w < warp ? warp_sum[w] : 0;
+        tot += warp_sum[w];
+    }
+    __shared__ ga_elem stage[${256 * items + 256}];
+    int p = before + incl - c;
+#pragma unroll
+    for (int j = 0; j < ${items}; ++j)
+        if ((bits >> j) & 1u) {
+            stage[p + p / ${items}] = v.e[j];
+            ++p;
+        }
+    __syncthreads();
+    const long long tbase = blockIdx.x ? tile_cs[blockIdx.x - 1] : 0;
+    for (int i = threadIdx.x; i < tot; i += 256) out[tbase + i] = stage[i + i / ${items}];
+}
+% endif
 % elif kernel == "search":
 // searchsorted: out[i] = the first position of a (through sorter when not
 // null) where v[i] may go, before equal elements (right == 0) or after
