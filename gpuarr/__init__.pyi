@@ -20,6 +20,13 @@ from gpuarr._creation import (
 from gpuarr._diagnostics import (
     show_config as show_config,
 )
+from gpuarr._editing import (
+    append as append,
+    delete as delete,
+    insert as insert,
+    resize as resize,
+    trim_zeros as trim_zeros,
+)
 from gpuarr._fusion import (
     fuse as fuse,
 )
@@ -27,6 +34,22 @@ from gpuarr._histograms import (
     bincount as bincount,
     digitize as digitize,
     histogram as histogram,
+)
+from gpuarr._indexfuncs import (
+    broadcast_arrays as broadcast_arrays,
+    diag_indices as diag_indices,
+    diag_indices_from as diag_indices_from,
+    fill_diagonal as fill_diagonal,
+    ix_ as ix_,
+    putmask as putmask,
+    ravel_multi_index as ravel_multi_index,
+    select as select,
+    tri as tri,
+    tril_indices as tril_indices,
+    tril_indices_from as tril_indices_from,
+    triu_indices as triu_indices,
+    triu_indices_from as triu_indices_from,
+    unravel_index as unravel_index,
 )
 from gpuarr._logic import (
     allclose as allclose,

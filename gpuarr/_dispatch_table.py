@@ -21,7 +21,7 @@ import numpy as np
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
 from . import _contract, _covariance, _matmul, _nanstats, _setops, _sorting
-from . import _logic, _mathfuncs
+from . import _editing, _indexfuncs, _logic, _mathfuncs
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
 from . import _dispatch
@@ -166,7 +166,13 @@ for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_histograms, _histograms.__all__),
                      (_quantiles, _quantiles.__all__),
                      (_logic, _logic.__all__),
-                     (_mathfuncs, _mathfuncs.__all__)):
+                     (_mathfuncs, _mathfuncs.__all__),
+                     (_editing, _editing.__all__),
+                     # tri, tril_indices, triu_indices and diag_indices
+                     # take no array: gpuarr's namespace only
+                     (_indexfuncs, [n for n in _indexfuncs.__all__ if n not in
+                                    ("tri", "tril_indices", "triu_indices",
+                                     "diag_indices")])):
     for _name in _names:
         implements(_name, getattr(_mod, _name))
 for _name in ("tile", "repeat", "roll", "diag", "diagflat", "tril", "triu",

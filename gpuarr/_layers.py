@@ -144,6 +144,11 @@ LAYERS = {
     "gpuarr._logic": (6, "isclose, allclose, array_equal, array_equiv, "
                          "isposinf, isneginf"),
     "gpuarr._mathfuncs": (6, "around (round), nan_to_num, diff, ediff1d"),
+    "gpuarr._editing": (6, "append, delete, insert, resize, trim_zeros"),
+    "gpuarr._indexfuncs": (6, "broadcast_arrays, unravel_index, "
+                              "ravel_multi_index, ix_, tri, the triangle and "
+                              "diagonal indices, fill_diagonal, select, "
+                              "putmask"),
     "gpuarr._histograms": (5, "bincount, digitize, histogram"),
     "gpuarr._quantiles": (5, "quantile, percentile, median"),
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "

@@ -1,0 +1,131 @@
+"""CPU tests of numpy's element-editing functions and index helpers
+(``gpuarr._editing``, ``gpuarr._indexfuncs``): every argument error is
+numpy's exception, with numpy's message, raised before anything touches a
+device (the arrays here sit at a made-up address, nothing allocated, and
+there is no driver), both from gpuarr's functions and through numpy's
+dispatch."""
+
+import numpy as np
+import pytest
+
+import gpuarr
+from gpuarr import GPUArray
+
+
+def g(shape, dtype=np.float32):
+    """A GPUArray at a made-up address (nothing allocated)."""
+    return GPUArray(shape, dtype, gpudata=1 << 20)
+
+
+def _numpy_error(fn, *args, **kw):
+    """numpy's exception for the same call on host arrays."""
+    with pytest.raises(Exception) as info:
+        fn(*args, **kw)
+    return info.type, str(info.value)
+
+
+# (numpy function, gpuarr arguments, host arguments, keywords): each must
+# raise numpy's exception class with numpy's message
+CASES = [
+    ("delete", (g((5,)), 5), (np.zeros(5), 5), {}),
+    ("delete", (g((5,)), -6), (np.zeros(5), -6), {}),
+    # (index lists, not numpy arrays: numpy's dispatch refuses to mix a
+    # GPUArray with a numpy.ndarray)
+    ("delete", (g((5,)), [True, False]), (np.zeros(5), [True, False]), {}),
+    ("delete", (g((5,)), [1, 7]), (np.zeros(5), [1, 7]), {}),
+    ("delete", (g((5,)), [1.5, 2]), (np.zeros(5), [1.5, 2]), {}),
+    ("delete", (g((2, 3)), 3), (np.zeros((2, 3)), 3), {"axis": 1}),
+    ("delete", (g((2, 3)), 0), (np.zeros((2, 3)), 0), {"axis": 2}),
+    ("insert", (g((4,)), 5, 1.0), (np.zeros(4), 5, 1.0), {}),
+    ("insert", (g((4,)), -5, 1.0), (np.zeros(4), -5, 1.0), {}),
+    ("insert", (g((4,)), [[1, 2]], 1.0), (np.zeros(4), [[1, 2]], 1.0), {}),
+    ("insert", (g((2, 3)), 1, 1.0), (np.zeros((2, 3)), 1, 1.0), {"axis": -3}),
+    ("resize", (g((4,)), (2, -1)), (np.zeros(4), (2, -1)), {}),
+    ("trim_zeros", (g((4,)),), (np.zeros(4),), {"trim": "x"}),
+    ("trim_zeros", (g((4,)),), (np.zeros(4),), {"axis": 1}),
+    ("unravel_index", (g((3,), np.float32), (2, 3)),
+     (np.zeros(3, np.float32), (2, 3)), {}),
+    ("unravel_index", (g((3,), np.int64), (2, 3)),
+     (np.zeros(3, np.int64), (2, 3)), {"order": "A"}),
+    ("ravel_multi_index", ((g((2,), np.int64),), (2, 3)),
+     ((np.zeros(2, np.int64),), (2, 3)), {}),
+    ("ravel_multi_index", ((g((2,), np.int64), g((2,), np.int64)), (2, 3)),
+     ((np.zeros(2, np.int64), np.zeros(2, np.int64)), (2, 3)),
+     {"mode": "bad"}),
+    ("ravel_multi_index", ((g((2,), np.int64), g((2,), np.int64)), (2, 3)),
+     ((np.zeros(2, np.int64), np.zeros(2, np.int64)), (2, 3)),
+     {"mode": ("clip",)}),
+    ("ravel_multi_index", ((g((2,), np.int64), g((2,), np.int64)),
+                           (2 ** 40, 2 ** 40)),
+     ((np.zeros(2, np.int64), np.zeros(2, np.int64)), (2 ** 40, 2 ** 40)),
+     {}),
+    ("ravel_multi_index", ((g((2,), np.float64), g((2,), np.int64)), (2, 3)),
+     ((np.zeros(2), np.zeros(2, np.int64)), (2, 3)), {}),
+    ("ravel_multi_index", ((g((2,), np.int64), g((2,), np.int64)), (2, 3)),
+     ((np.zeros(2, np.int64), np.zeros(2, np.int64)), (2, 3)),
+     {"order": "K"}),
+    ("ix_", (g((2, 2), np.int64),), (np.zeros((2, 2), np.int64),), {}),
+    ("broadcast_arrays", (g((2,)), g((3,))), (np.zeros(2), np.zeros(3)), {}),
+    ("tril_indices_from", (g((3,)),), (np.zeros(3),), {}),
+    ("triu_indices_from", (g((3, 3, 3)),), (np.zeros((3, 3, 3)),), {}),
+    ("diag_indices_from", (g((3,)),), (np.zeros(3),), {}),
+    ("diag_indices_from", (g((3, 2)),), (np.zeros((3, 2)),), {}),
+    ("fill_diagonal", (g((3,)), 1.0), (np.zeros(3), 1.0), {}),
+    ("fill_diagonal", (g((3, 3, 2)), 1.0), (np.zeros((3, 3, 2)), 1.0), {}),
+    ("select", ([g((2,), np.bool_)], [g((2,)), g((2,))]),
+     ([np.zeros(2, bool)], [np.zeros(2), np.zeros(2)]), {}),
+    ("select", ([], []), ([], []), {}),
+    ("select", ([g((2,), np.int64)], [g((2,))]),
+     ([np.zeros(2, np.int64)], [np.zeros(2)]), {}),
+    ("putmask", (g((3,)), g((2,), np.bool_), 1.0),
+     (np.zeros(3), np.zeros(2, bool), 1.0), {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)),
+                         ids=["%s-%d" % (c[0], k) for k, c in enumerate(CASES)])
+def test_argument_errors_are_numpys(case):
+    name, args, host_args, kw = CASES[case]
+    etype, msg = _numpy_error(getattr(np, name), *host_args, **kw)
+    for fn in (getattr(gpuarr, name), getattr(np, name)):
+        with pytest.raises(etype) as info:
+            fn(*args, **kw)
+        assert str(info.value) == msg, (fn, str(info.value), msg)
+
+
+def test_insert_with_a_2d_mask():
+    # numpy's own check reads obj.ndim, which a list lacks (AttributeError
+    # there); gpuarr's checks the array made of it, numpy's ValueError
+    for obj in (np.array([[True]]), [[True]]):
+        with pytest.raises(ValueError, match="boolean array argument obj to "
+                           "insert must be one dimensional"):
+            gpuarr.insert(g((4,)), obj, 1.0)
+
+
+def test_metadata_only_results_need_no_device():
+    a, b = g((3, 1)), g((4,))
+    x, y = gpuarr.broadcast_arrays(a, b)
+    assert x.shape == y.shape == (3, 4) and x.strides[1] == 0
+    assert y.strides[0] == 0 and x.ptr == a.ptr and y.ptr == b.ptr
+    same = g((2, 2))
+    assert gpuarr.broadcast_arrays(same, g((2, 2)))[0] is same
+    assert np.broadcast_arrays(same, g((2, 2)))[0] is same
+    assert gpuarr.broadcast_arrays() == ()
+    assert gpuarr.ix_() == ()
+    (i,) = gpuarr.ix_(g((5,), np.int64))
+    assert i.shape == (5,)
+    i, j = gpuarr.ix_(g((5,), np.int64), g((2,), np.int32))
+    assert i.shape == (5, 1) and j.shape == (1, 2) and j.dtype == np.int32
+    # trim_zeros along no axis gives its argument back
+    a = g((4,))
+    assert gpuarr.trim_zeros(a, axis=()) is a
+    # the dispatch table holds exactly the functions that take arrays
+    from gpuarr import _dispatch
+    names = {e.name for e in _dispatch.functions().values()}
+    for n in ("append", "delete", "insert", "resize", "trim_zeros",
+              "broadcast_arrays", "unravel_index", "ravel_multi_index", "ix_",
+              "tril_indices_from", "triu_indices_from", "diag_indices_from",
+              "fill_diagonal", "select", "putmask"):
+        assert "numpy." + n in names, n
+    for n in ("tri", "tril_indices", "triu_indices", "diag_indices"):
+        assert "numpy." + n not in names, n
