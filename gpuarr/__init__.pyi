@@ -78,10 +78,15 @@ from gpuarr._manipulation import (
 )
 from gpuarr._mathfuncs import (
     around as around,
+    cross as cross,
+    cumulative_prod as cumulative_prod,
+    cumulative_sum as cumulative_sum,
     diff as diff,
     ediff1d as ediff1d,
     nan_to_num as nan_to_num,
     round as round,
+    sinc as sinc,
+    trapezoid as trapezoid,
 )
 from gpuarr._matmul import (
     matmul as matmul,
@@ -289,6 +294,9 @@ from gpuarr.gpuarray import (
     vstack as vstack,
     zeros as zeros,
     zeros_like as zeros_like,
+)
+from gpuarr.linalg import (
+    matrix_transpose as matrix_transpose,
 )
 from gpuarr.reductions import (
     all as all,

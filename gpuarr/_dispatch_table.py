@@ -195,6 +195,10 @@ implements("linalg.matrix_power", _contract.matrix_power)
 for _name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
               "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond"):
     implements("linalg." + _name, getattr(linalg, _name))
+for _name in ("vector_norm", "matrix_norm", "svdvals", "diagonal", "trace",
+              "matrix_transpose", "cross", "vecdot"):
+    implements("linalg." + _name, getattr(linalg, _name))
+implements("matrix_transpose", linalg.matrix_transpose)
 implements("empty_like", _creation.empty_like, prototype="a")
 # numpy.array(x, like=a) and friends with a GPUArray ``a`` (NEP 35)
 implements("array", _creation.array, object="obj")

@@ -143,7 +143,9 @@ LAYERS = {
                           "unique_all"),
     "gpuarr._logic": (6, "isclose, allclose, array_equal, array_equiv, "
                          "isposinf, isneginf"),
-    "gpuarr._mathfuncs": (6, "around (round), nan_to_num, diff, ediff1d"),
+    "gpuarr._mathfuncs": (6, "around (round), nan_to_num, diff, ediff1d, "
+                             "cumulative_sum, cumulative_prod, trapezoid, "
+                             "cross, sinc"),
     "gpuarr._editing": (6, "append, delete, insert, resize, trim_zeros"),
     "gpuarr._indexfuncs": (6, "broadcast_arrays, unravel_index, "
                               "ravel_multi_index, ix_, tri, the triangle and "

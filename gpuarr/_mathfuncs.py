@@ -1,11 +1,14 @@
-"""numpy's rounding and difference functions over GPUArrays (layer 5):
-``around`` (``round``), ``nan_to_num``, ``diff``, ``ediff1d``.
+"""numpy's rounding, difference, sum and product functions over GPUArrays
+(layer 6): ``around`` (``round``), ``nan_to_num``, ``diff``, ``ediff1d``,
+``cumulative_sum``, ``cumulative_prod``, ``trapezoid``, ``cross``,
+``sinc``.
 
 Each is numpy 2's recipe out of gpuarr's ufuncs, views and joins, so the
 dtypes and special values are numpy's: ``around`` scales by a power of
 ten, rounds half to even (``rint``) and scales back (integers through
 float64, as numpy's); ``diff`` subtracts neighbouring views (``!=`` for
-bool).
+bool); ``cross`` forms each component as numpy does, one product and one
+difference at a time, so the roundings are numpy's too.
 """
 
 import operator
@@ -13,9 +16,13 @@ import operator
 import numpy as np
 
 from . import _placement
-from . import _creation, _joining, _manipulation, _transfer, _ufunc, cumath
+import warnings
 
-__all__ = ["around", "round", "nan_to_num", "diff", "ediff1d"]
+from . import _creation, _joining, _manipulation, _transfer, _ufunc, cumath
+from . import cumulative
+
+__all__ = ["around", "round", "nan_to_num", "diff", "ediff1d",
+           "cumulative_sum", "cumulative_prod", "trapezoid", "cross", "sinc"]
 
 _NoValue = np._NoValue
 
@@ -223,6 +230,246 @@ def ediff1d(ary, to_end=None, to_begin=None):
                 v = v.astype(ary.dtype)
         parts.append(v)
     return parts[0] if len(parts) == 1 else _joining.concatenate(parts)
+
+
+def _cumulative(fn, identity, x, axis, dtype, out, include_initial):
+    x = _manipulation.atleast_1d(_creation.asarray(x))
+    if axis is None:
+        if x.ndim >= 2:
+            raise ValueError("For arrays which have more than one dimension "
+                             "``axis`` argument is required.")
+        axis = 0
+    axis = np.lib.array_utils.normalize_axis_index(axis, x.ndim)
+    if out is not None and include_initial:
+        rest = [slice(None)] * x.ndim
+        rest[axis] = slice(1, None)
+        fn(x, axis=axis, dtype=dtype, out=out[tuple(rest)])
+        rest[axis] = slice(0, 1)
+        out[tuple(rest)] = identity
+        return out
+    res = fn(x, axis=axis, dtype=dtype, out=out)
+    if include_initial:
+        shape = list(x.shape)
+        shape[axis] = 1
+        first = _creation.full(tuple(shape), identity, dtype=res.dtype)
+        res = _joining.concatenate([first, res], axis=axis)
+    return res
+
+
+def cumulative_sum(x, *, axis=None, dtype=None, out=None,
+                   include_initial=False):
+    """Running sums along an axis (numpy.cumulative_sum, the array API's).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        A 0-d ``x`` is taken as 1-d.
+    axis : int, optional
+        Required when ``x`` has more than one dimension.
+    dtype : dtype-like, optional
+        Of the sums (default numpy's: integers below the platform's widen
+        to it, bool to int64).
+    out : GPUArray, optional
+        Receives the result (one longer along ``axis`` with
+        ``include_initial``).
+    include_initial : bool
+        Start with the empty sum (0) along ``axis``.
+
+    Returns
+    -------
+    GPUArray
+        ``x``'s shape (one longer along ``axis`` with ``include_initial``),
+        or ``out``.
+
+    Raises
+    ------
+    ValueError
+        For ``axis=None`` with more than one dimension.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    return _cumulative(cumulative.cumsum, 0, x, axis, dtype, out,
+                       include_initial)
+
+
+def cumulative_prod(x, *, axis=None, dtype=None, out=None,
+                    include_initial=False):
+    """Running products along an axis (numpy.cumulative_prod, the array
+    API's).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        A 0-d ``x`` is taken as 1-d.
+    axis : int, optional
+        Required when ``x`` has more than one dimension.
+    dtype : dtype-like, optional
+        Of the products (numpy's default as for :func:`cumulative_sum`).
+    out : GPUArray, optional
+        Receives the result.
+    include_initial : bool
+        Start with the empty product (1) along ``axis``.
+
+    Returns
+    -------
+    GPUArray
+        ``x``'s shape (one longer along ``axis`` with ``include_initial``),
+        or ``out``.
+
+    Raises
+    ------
+    ValueError
+        For ``axis=None`` with more than one dimension.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    return _cumulative(cumulative.cumprod, 1, x, axis, dtype, out,
+                       include_initial)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along an axis by the trapezoidal rule
+    (numpy.trapezoid).
+
+    Parameters
+    ----------
+    y : GPUArray or array_like
+        The samples.
+    x : GPUArray or array_like, optional
+        Their positions: 1-d along ``axis``, or of ``y``'s shape.  Default
+        evenly spaced, ``dx`` apart.
+    dx : scalar
+        The spacing when ``x`` is None.
+    axis : int
+
+    Returns
+    -------
+    GPUArray
+        ``y``'s shape without ``axis`` (0-d for 1-d ``y``); numpy's dtype
+        (float64 for integers, as ``/ 2.0`` gives).
+
+    Raises
+    ------
+    ValueError
+        For an ``x`` whose shape does not fit ``y``.
+    IndexError
+        For an axis out of range (numpy's).
+    """
+    y = _creation.asarray(y)
+    if x is None:
+        d = dx
+    else:
+        x = _creation.asarray(x)
+        if x.ndim == 1:
+            d = diff(x)
+            shape = [1] * y.ndim
+            shape[axis] = d.shape[0]
+            d = d.reshape(tuple(shape))
+        else:
+            d = diff(x, axis=axis)
+    hi = [slice(None)] * y.ndim
+    lo = [slice(None)] * y.ndim
+    hi[axis] = slice(1, None)
+    lo[axis] = slice(None, -1)
+    pair = _ufunc.add(y[tuple(hi)], y[tuple(lo)])
+    return _ufunc.true_divide(_ufunc.multiply(d, pair), 2.0).sum(axis)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of (arrays of) 3-vectors, or of 2-vectors (numpy's
+    deprecated form), along an axis (numpy.cross).
+
+    Parameters
+    ----------
+    a, b : GPUArray or array_like
+        Vectors of 2 or 3 components along ``axisa`` / ``axisb``, the other
+        axes broadcast together.
+    axisa, axisb, axisc : int
+        The vectors' axis in ``a``, ``b`` and the result.
+    axis : int, optional
+        Sets all three.
+
+    Returns
+    -------
+    GPUArray
+        The promoted dtype; 3-vectors along ``axisc``, or, for two
+        2-vector inputs, the z components alone.
+
+    Raises
+    ------
+    ValueError
+        For a 0-d input, or vectors not of 2 or 3 components (numpy's
+        messages).
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    TypeError
+        For bool inputs (numpy has no bool subtraction).
+    """
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = _creation.asarray(a)
+    b = _creation.asarray(b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    norm = np.lib.array_utils.normalize_axis_index
+    a = _manipulation.moveaxis(a, norm(axisa, a.ndim, "axisa"), -1)
+    b = _manipulation.moveaxis(b, norm(axisb, b.ndim, "axisb"), -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if na == 2 or nb == 2:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use "
+                      "arrays of 3-dimensional vectors instead. (deprecated "
+                      "in NumPy 2.0)", DeprecationWarning, stacklevel=2)
+    shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    dt = np.promote_types(a.dtype, b.dtype)
+    if dt == np.bool_:
+        raise TypeError("numpy boolean subtract, the `-` operator, is not "
+                        "supported, use the bitwise_xor, the `^` operator, or "
+                        "the logical_xor function instead.")
+    if na == 3 or nb == 3:
+        shape += (3,)
+        axisc = norm(axisc, len(shape), "axisc")
+    a = a if a.dtype == dt else a.astype(dt)
+    b = b if b.dtype == dt else b.astype(dt)
+    a_ = [a[..., k] for k in range(na)]
+    b_ = [b[..., k] for k in range(nb)]
+    mul, sub = _ufunc.multiply, _ufunc.subtract
+    cp = _creation.empty_c(shape, dt)
+    if na == 2 and nb == 2:
+        sub(mul(a_[0], b_[1]), mul(a_[1], b_[0]), out=cp)
+        return cp
+    sub(mul(a_[0], b_[1]), mul(a_[1], b_[0]), out=cp[..., 2])
+    if na == 3 and nb == 3:
+        sub(mul(a_[1], b_[2]), mul(a_[2], b_[1]), out=cp[..., 0])
+        sub(mul(a_[2], b_[0]), mul(a_[0], b_[2]), out=cp[..., 1])
+    elif na == 2:
+        mul(a_[1], b_[2], out=cp[..., 0])
+        _ufunc.negative(mul(a_[0], b_[2]), out=cp[..., 1])
+    else:
+        _ufunc.negative(mul(a_[2], b_[1]), out=cp[..., 0])
+        mul(a_[2], b_[0], out=cp[..., 1])
+    return _manipulation.moveaxis(cp, -1, axisc)
+
+
+def sinc(x):
+    """The normalized sinc, ``sin(pi x) / (pi x)`` (numpy.sinc).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray
+        Float or complex (integers give float64): 1 at 0, as numpy, which
+        divides at ``pi x`` replaced by a tiny number there.
+    """
+    x = _ufunc.multiply(np.pi, _creation.asarray(x))
+    eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
+    y = _ufunc.where(_ufunc.not_equal(x, 0), x, eps)
+    return _ufunc.true_divide(cumath.sin(y), y)
 
 
 _placement.route(globals())

@@ -18,6 +18,7 @@ from . import _placement
 from . import _creation
 from . import _layout
 from . import _decomp
+from . import _manipulation, _mathfuncs, _rearrange, _ufunc
 from . import reduction as _red
 from . import reductions as _rs
 from ._blas import allow_tf32, tf32_allowed
@@ -32,7 +33,8 @@ __all__ = ["norm", "dot", "vdot", "inner", "matmul", "tensordot",
            "multi_dot", "matrix_power", "outer", "allow_tf32",
            "tf32_allowed", "solve", "inv", "det", "slogdet", "cholesky",
            "qr", "svd", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
-           "cond", "LinAlgError"]
+           "cond", "LinAlgError", "vector_norm", "matrix_norm", "svdvals",
+           "diagonal", "trace", "matrix_transpose", "cross", "vecdot"]
 
 _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)
@@ -221,6 +223,249 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if isinstance(ord, str):
         raise ValueError("Invalid norm order '%s' for vectors" % ord)
     return _vector(x, ord, _rs.normalize_axes(axis, nd), keepdims)
+
+
+# ---------------------------------------------------------------------------
+# the array API's forms (numpy.linalg's since numpy 2.0)
+
+def vector_norm(x, *, axis=None, keepdims=False, ord=2):
+    """Vector norms over one axis, several axes (taken as one vector) or
+    the whole array (numpy.linalg.vector_norm).
+
+    Parameters
+    ----------
+    x : GPUArray
+    axis : None, int or tuple of int
+        None: the flattened array.
+    keepdims : bool
+        Keep the reduced axes with length 1.
+    ord : {2, 1, inf, -inf, 0, float}
+        As :func:`norm`'s vector norms.
+
+    Returns
+    -------
+    GPUArray
+        The norms (dtypes as :func:`norm`).
+
+    Raises
+    ------
+    ValueError
+        For an ord that is a string.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    x = _creation.asarray(x)
+    shape = list(x.shape)
+    if axis is None:
+        v, vaxis = x.ravel(), 0
+    elif isinstance(axis, tuple):
+        axes = np.lib.array_utils.normalize_axis_tuple(axis, x.ndim)
+        rest = tuple(k for k in range(x.ndim) if k not in axes)
+        n = 1
+        for k in axes:
+            n *= x.shape[k]
+        v = _manipulation.transpose(x, axes + rest).reshape(
+            (n,) + tuple(x.shape[k] for k in rest))
+        vaxis = 0
+    else:
+        v, vaxis = x, axis
+    res = norm(v, axis=vaxis, ord=ord)
+    if keepdims:
+        kept = np.lib.array_utils.normalize_axis_tuple(
+            range(len(shape)) if axis is None else axis, len(shape))
+        for k in kept:
+            shape[k] = 1
+        res = res.reshape(tuple(shape))
+    return res
+
+
+def matrix_norm(x, *, keepdims=False, ord="fro"):
+    """Matrix norms of the last two axes (numpy.linalg.matrix_norm).
+
+    Parameters
+    ----------
+    x : GPUArray
+        At least 2-d; a stack of matrices.
+    keepdims : bool
+    ord : {'fro', 'nuc', 2, -2, 1, -1, inf, -inf}
+        As :func:`norm`'s matrix norms.
+
+    Returns
+    -------
+    GPUArray
+        One norm a matrix.
+
+    Raises
+    ------
+    ValueError
+        For an invalid ord, or fewer than 2 axes.
+    """
+    return norm(_creation.asarray(x), axis=(-2, -1), keepdims=keepdims,
+                ord=ord)
+
+
+def svdvals(x):
+    """The singular values of (a stack of) matrices, in descending order
+    (numpy.linalg.svdvals; cuSOLVER's SVD).
+
+    Parameters
+    ----------
+    x : GPUArray
+        ``(..., M, N)``, float or complex.
+
+    Returns
+    -------
+    GPUArray
+        ``(..., min(M, N))``, real.
+
+    Raises
+    ------
+    LinAlgError
+        Where the SVD does not converge.
+    """
+    return svd(x, compute_uv=False)
+
+
+def diagonal(x, *, offset=0):
+    """The diagonals of the last two axes, as a view
+    (numpy.linalg.diagonal).
+
+    Parameters
+    ----------
+    x : GPUArray
+        At least 2-d.
+    offset : int
+        Above (positive) or below (negative) the main diagonal.
+
+    Returns
+    -------
+    GPUArray
+        ``(..., k)`` view.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 axes.
+    """
+    return _manipulation.diagonal(x, offset, axis1=-2, axis2=-1)
+
+
+def trace(x, *, offset=0, dtype=None):
+    """Sums of the diagonals of the last two axes (numpy.linalg.trace).
+
+    Parameters
+    ----------
+    x : GPUArray
+        At least 2-d.
+    offset : int
+    dtype : dtype-like, optional
+        Of the sums (numpy's default as :func:`gpuarr.trace`).
+
+    Returns
+    -------
+    GPUArray
+        ``x.shape[:-2]``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 axes.
+    """
+    return _rearrange.trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def matrix_transpose(x):
+    """The last two axes swapped, as a view (numpy.matrix_transpose,
+    numpy.linalg.matrix_transpose).
+
+    Parameters
+    ----------
+    x : GPUArray
+        At least 2-d.
+
+    Returns
+    -------
+    GPUArray
+        A view.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 axes (numpy's message).
+    """
+    x = _creation.asarray(x)
+    if x.ndim < 2:
+        raise ValueError("Input array must be at least 2-dimensional, but "
+                         "it is %d" % x.ndim)
+    return _manipulation.swapaxes(x, -1, -2)
+
+
+def cross(x1, x2, *, axis=-1):
+    """Cross products of 3-vectors along an axis (numpy.linalg.cross).
+
+    Parameters
+    ----------
+    x1, x2 : GPUArray
+        3 components along ``axis``, the other axes broadcast.
+    axis : int
+
+    Returns
+    -------
+    GPUArray
+        The promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        For vectors of other than 3 components (numpy's message).
+    """
+    x1 = _creation.asarray(x1)
+    x2 = _creation.asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError("Both input arrays must be (arrays of) "
+                         "3-dimensional vectors, but they are %d and %d "
+                         "dimensional instead." % (x1.shape[axis],
+                                                   x2.shape[axis]))
+    return _mathfuncs.cross(x1, x2, axis=axis)
+
+
+def vecdot(x1, x2, *, axis=-1):
+    """Dot products of vectors along an axis, the first conjugated
+    (numpy.linalg.vecdot, numpy.vecdot's loops).
+
+    Parameters
+    ----------
+    x1, x2 : GPUArray
+        Vectors of one length along ``axis`` (of each), the other axes
+        broadcast.
+    axis : int
+
+    Returns
+    -------
+    GPUArray
+        The promoted dtype, as numpy's gufunc (no widening: int8 sums
+        wrap in int8; bool is any of the products).
+
+    Raises
+    ------
+    ValueError
+        For vectors of different lengths (numpy's message).
+    """
+    x1 = _creation.asarray(x1)
+    x2 = _creation.asarray(x2)
+    a = _manipulation.moveaxis(x1, axis, -1)
+    b = _manipulation.moveaxis(x2, axis, -1)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError("vecdot: Input operand 1 has a mismatch in its core "
+                         "dimension 0, with gufunc signature (n),(n)->() "
+                         "(size %d is different from %d)"
+                         % (b.shape[-1], a.shape[-1]))
+    dt = np.promote_types(a.dtype, b.dtype)
+    if dt == np.bool_:
+        return _ufunc.logical_and(a, b).any(axis=-1)
+    if dt.kind == "c":
+        a = _ufunc.conjugate(a)
+    return _ufunc.multiply(a, b).sum(axis=-1, dtype=dt)
 
 
 # run on the arrays' device (issue 16)

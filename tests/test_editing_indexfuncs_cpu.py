@@ -1,5 +1,7 @@
-"""CPU tests of numpy's element-editing functions and index helpers
-(``gpuarr._editing``, ``gpuarr._indexfuncs``): every argument error is
+"""CPU tests of numpy's element-editing functions, index helpers and the
+newer sum, product and array-API functions (``gpuarr._editing``,
+``gpuarr._indexfuncs``, ``gpuarr._mathfuncs``, ``gpuarr.linalg``): every
+argument error is
 numpy's exception, with numpy's message, raised before anything touches a
 device (the arrays here sit at a made-up address, nothing allocated, and
 there is no driver), both from gpuarr's functions and through numpy's
@@ -79,6 +81,28 @@ CASES = [
      ([np.zeros(2, np.int64)], [np.zeros(2)]), {}),
     ("putmask", (g((3,)), g((2,), np.bool_), 1.0),
      (np.zeros(3), np.zeros(2, bool), 1.0), {}),
+    ("cross", (g((3,)), g(())), (np.zeros(3), np.zeros(())), {}),
+    ("cross", (g((4, 4)), g((4, 3))), (np.zeros((4, 4)), np.zeros((4, 3))),
+     {}),
+    ("cross", (g((4, 3)), g((4, 3))), (np.zeros((4, 3)), np.zeros((4, 3))),
+     {"axisa": 2}),
+    ("cross", (g((4, 3)), g((4, 3))), (np.zeros((4, 3)), np.zeros((4, 3))),
+     {"axisc": -3}),
+    ("cross", (g((3,), np.bool_), g((3,), np.bool_)),
+     (np.zeros(3, bool), np.zeros(3, bool)), {}),
+    ("matrix_transpose", (g((3,)),), (np.zeros(3),), {}),
+    ("cumulative_sum", (g((2, 3)),), (np.zeros((2, 3)),), {}),
+    ("cumulative_prod", (g((2, 3)),), (np.zeros((2, 3)),), {"axis": 2}),
+]
+
+LINALG_CASES = [
+    ("cross", (g((4, 2)), g((4, 3))), (np.zeros((4, 2)), np.zeros((4, 3))),
+     {}),
+    ("vecdot", (g((3,)), g((2,))), (np.zeros(3), np.zeros(2)), {}),
+    ("matrix_transpose", (g((3,)),), (np.zeros(3),), {}),
+    ("vector_norm", (g((3, 4)),), (np.zeros((3, 4)),), {"axis": 2}),
+    ("vector_norm", (g((3, 4)),), (np.zeros((3, 4)),), {"ord": "fro"}),
+    ("matrix_norm", (g((3, 4)),), (np.zeros((3, 4)),), {"ord": 3}),
 ]
 
 
@@ -88,6 +112,18 @@ def test_argument_errors_are_numpys(case):
     name, args, host_args, kw = CASES[case]
     etype, msg = _numpy_error(getattr(np, name), *host_args, **kw)
     for fn in (getattr(gpuarr, name), getattr(np, name)):
+        with pytest.raises(etype) as info:
+            fn(*args, **kw)
+        assert str(info.value) == msg, (fn, str(info.value), msg)
+
+
+@pytest.mark.parametrize("case", range(len(LINALG_CASES)),
+                         ids=["%s-%d" % (c[0], k)
+                              for k, c in enumerate(LINALG_CASES)])
+def test_linalg_argument_errors_are_numpys(case):
+    name, args, host_args, kw = LINALG_CASES[case]
+    etype, msg = _numpy_error(getattr(np.linalg, name), *host_args, **kw)
+    for fn in (getattr(gpuarr.linalg, name), getattr(np.linalg, name)):
         with pytest.raises(etype) as info:
             fn(*args, **kw)
         assert str(info.value) == msg, (fn, str(info.value), msg)
@@ -103,6 +139,11 @@ def test_insert_with_a_2d_mask():
 
 
 def test_metadata_only_results_need_no_device():
+    m = g((2, 3, 4))
+    for t_ in (gpuarr.matrix_transpose(m), np.matrix_transpose(m),
+               np.linalg.matrix_transpose(m)):
+        assert t_.shape == (2, 4, 3) and t_.ptr == m.ptr
+    assert np.linalg.diagonal(m, offset=1).shape == (2, 3)
     a, b = g((3, 1)), g((4,))
     x, y = gpuarr.broadcast_arrays(a, b)
     assert x.shape == y.shape == (3, 4) and x.strides[1] == 0
@@ -126,6 +167,12 @@ def test_metadata_only_results_need_no_device():
               "broadcast_arrays", "unravel_index", "ravel_multi_index", "ix_",
               "tril_indices_from", "triu_indices_from", "diag_indices_from",
               "fill_diagonal", "select", "putmask"):
+        assert "numpy." + n in names, n
+    for n in ("cumulative_sum", "cumulative_prod", "trapezoid", "cross",
+              "sinc", "matrix_transpose", "linalg.vector_norm",
+              "linalg.matrix_norm", "linalg.svdvals", "linalg.diagonal",
+              "linalg.trace", "linalg.matrix_transpose", "linalg.cross",
+              "linalg.vecdot"):
         assert "numpy." + n in names, n
     for n in ("tri", "tril_indices", "triu_indices", "diag_indices"):
         assert "numpy." + n not in names, n
