@@ -108,6 +108,9 @@ from gpuarr._padding import (
 )
 from gpuarr._quantiles import (
     median as median,
+    nanmedian as nanmedian,
+    nanpercentile as nanpercentile,
+    nanquantile as nanquantile,
     percentile as percentile,
     quantile as quantile,
 )

@@ -152,7 +152,8 @@ LAYERS = {
                               "diagonal indices, fill_diagonal, select, "
                               "putmask"),
     "gpuarr._histograms": (5, "bincount, digitize, histogram"),
-    "gpuarr._quantiles": (5, "quantile, percentile, median"),
+    "gpuarr._quantiles": (5, "quantile, percentile, median and their "
+                             "NaN-ignoring forms"),
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "
                           "integer kernel, transposed views without copies"),
     "gpuarr._decomp": (5, "numpy.linalg's solvers and factorizations on "

@@ -1,5 +1,6 @@
 """Order statistics (layer 5): numpy's ``quantile``, ``percentile`` and
-``median``.
+``median``, and their NaN-ignoring forms ``nanquantile``,
+``nanpercentile`` and ``nanmedian``.
 
 The data are sorted along the reduced axes (moved last and flattened, as
 numpy's ``_ureduce`` does) by :func:`gpuarr._sorting.sort`; which sorted
@@ -10,16 +11,23 @@ gathers the neighbours and interpolates, in numpy's order of operations
 and dtypes (``_lerp``: ``a + (b - a) * t``, or ``b - (b - a) * (1 - t)``
 for ``t >= 0.5``).  A slice holding a NaN gives NaN, as numpy.  The
 median is numpy's: the mean of the middle one or two sorted values.
+
+The NaN-ignoring forms sort the same way (NaNs last) and count each
+slice's other values on the device; the positions and weights then
+differ by slice, so numpy's formulas run there too, on that count, in
+numpy's order of operations; an all-NaN slice gives NaN (without numpy's
+warning, which would read the counts back).
 """
 
 import numpy as np
 
 from . import _placement
-from . import _creation, _manipulation, _selection, _sorting
+from . import _creation, _joining, _manipulation, _selection, _sorting
 from . import _transfer, _ufunc, reductions
 from ._array import GPUArray
 
-__all__ = ["quantile", "percentile", "median"]
+__all__ = ["quantile", "percentile", "median", "nanquantile",
+           "nanpercentile", "nanmedian"]
 
 #: the methods gpuarr has, of numpy's thirteen
 METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -304,6 +312,226 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         last = s[..., -1]
         res = _ufunc.where(_ufunc.apply("isnan", (last,)),
                            last.astype(res.dtype), res)
+    return _finish(res, kshape, axes, a.ndim, 0, keepdims, out)
+
+
+# ---------------------------------------------------------------------------
+# NaN-ignoring forms
+
+def _empty_nan(a, kshape, axes, keepdims, out):
+    """numpy's nan* of an empty array: nanmean's NaN of the kept shape
+    (float64 for integers)."""
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    res = _creation.full(kshape, np.nan, dt)
+    return _finish(res, kshape, axes, a.ndim, 0, keepdims, out)
+
+
+def _valid_counts(s):
+    """The number of values that are not NaN in each slice of the sorted
+    ``s`` (along its last axis), int64 with a length-1 last axis."""
+    c = _ufunc.logical_not(_ufunc.apply("isnan", (s,))).sum(axis=-1)
+    return c.reshape(c.shape + (1,))
+
+
+def _lerp_rows(lo, hi, gamma, weak_dt):
+    """numpy's _lerp with a device ``gamma``: ``lo + (hi - lo) * t``, and
+    ``hi - (hi - lo) * (1 - t)`` where ``t >= 0.5``; with ``weak_dt``
+    (a Python float q) the weights are that dtype, as a Python float
+    would be cast."""
+    diff = _ufunc.apply("subtract", (hi, lo))
+    one_minus = _ufunc.subtract(1.0, gamma)
+    high = _ufunc.greater_equal(gamma, 0.5)
+    if weak_dt is not None:
+        gamma, one_minus = gamma.astype(weak_dt), one_minus.astype(weak_dt)
+    res = _ufunc.apply("add", (lo, _ufunc.apply("multiply", (diff, gamma))))
+    alt = _ufunc.apply("subtract", (
+        hi, _ufunc.apply("multiply", (diff, one_minus))))
+    return _ufunc.where(high, alt.astype(res.dtype), res)
+
+
+def _nanquantile(a, q, axis, out, method, keepdims, weak_q, name):
+    a = _creation.asarray(a)
+    if a.dtype.kind == "c":
+        raise TypeError("a must be an array of real numbers")
+    if a.size == 0:
+        _, kshape, axes = _reduced_last(a, axis)
+        return _empty_nan(a, kshape, axes, keepdims, out)
+    if a.dtype.kind != "f":
+        return _quantile(a, q, axis, out, method, keepdims, weak_q, name)
+    if method not in METHODS:
+        # _quantile's error for the method
+        return _quantile(a, q, axis, out, method, keepdims, weak_q, name)
+    s, kshape, axes = _reduced_last(a, axis)
+    s = _sorting.sort(s, axis=-1)
+    c = _valid_counts(s)
+    qd = _upload(q.reshape(-1))
+    # numpy's (n - 1) * q has a Python int n: q's dtype when it is float
+    m1 = _ufunc.subtract(c, 1)
+    vi = _ufunc.multiply(m1.astype(qd.dtype) if qd.dtype.kind == "f" else m1,
+                         qd)
+    if method in ("lower", "higher", "nearest") or (
+            method == "linear" and vi.dtype.kind in "iu"):
+        if vi.dtype.kind == "f":
+            vi = _ufunc.apply({"lower": "floor", "higher": "ceil",
+                               "nearest": "rint"}[method], (vi,))
+        idx = vi.astype(np.int64)
+        res = _selection.take_along_axis(
+            s, _ufunc.maximum(idx, 0), axis=-1)
+    else:
+        if vi.dtype.kind != "f":
+            vi = vi.astype(np.float64)
+        if method == "midpoint":
+            vi = _ufunc.multiply(0.5, _ufunc.add(
+                _ufunc.apply("floor", (vi,)), _ufunc.apply("ceil", (vi,))))
+        prev = _ufunc.apply("floor", (vi,))
+        above = _ufunc.greater_equal(vi, _ufunc.subtract(c, 1))
+        below = _ufunc.less(vi, 0)
+        prev_m = _ufunc.where(above, -1.0, _ufunc.where(below, 0.0, prev))
+        gamma = _ufunc.subtract(vi, prev_m)
+        if method == "midpoint":
+            gamma = _ufunc.where(_ufunc.equal(_ufunc.remainder(vi, 1), 0),
+                                 0.0, 0.5).astype(vi.dtype)
+        last = _ufunc.maximum(_ufunc.subtract(c, 1), 0)
+        p_i = _ufunc.where(above, last, _ufunc.where(
+            below, 0, prev.astype(np.int64)))
+        n_i = _ufunc.where(above, last, _ufunc.where(
+            below, 0, _ufunc.add(prev.astype(np.int64), 1)))
+        lo = _selection.take_along_axis(s, p_i, axis=-1)
+        hi = _selection.take_along_axis(s, n_i, axis=-1)
+        res = _lerp_rows(lo, hi, gamma, a.dtype if weak_q else None)
+    res = _ufunc.where(_ufunc.equal(c, 0), np.nan, res)
+    res = res.reshape(kshape + q.shape)
+    qnd, rest = q.ndim, len(kshape)
+    if qnd:
+        res = _manipulation.moveaxis(res, tuple(range(rest, rest + qnd)),
+                                     tuple(range(qnd)))
+    return _finish(res, kshape, axes, a.ndim, qnd, keepdims, out)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False,
+                method="linear", keepdims=False, *, weights=None,
+                interpolation=None):
+    """The ``q``-th quantiles of the values that are not NaN, along the
+    axes (numpy.nanquantile).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Real values, any shape.
+    q : float or array_like of floats
+        In [0, 1], as :func:`quantile`.
+    axis, out, overwrite_input, method, keepdims, weights, interpolation
+        As :func:`quantile`.
+
+    Returns
+    -------
+    GPUArray
+        As :func:`quantile`; NaN for a slice of NaNs alone (numpy warns
+        there; gpuarr reads nothing back), and, for an empty ``a``,
+        numpy's ``nanmean`` of it.
+
+    Raises
+    ------
+    ValueError
+        For ``q`` outside [0, 1], an unknown method.
+    TypeError
+        For complex data.
+    NotImplementedError
+        For numpy's other methods, ``weights``, ``interpolation``.
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("gpuarr's nanquantile takes no weights or "
+                                  "interpolation")
+    weak_q = type(q) in (int, float)
+    qh = q.get() if isinstance(q, GPUArray) else np.asanyarray(q)
+    if not _q_valid(qh):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    return _nanquantile(a, qh, axis, out, method, keepdims, weak_q,
+                        "nanquantile")
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False,
+                  method="linear", keepdims=False, *, weights=None,
+                  interpolation=None):
+    """The ``q``-th percentiles of the values that are not NaN
+    (numpy.nanpercentile): :func:`nanquantile` of ``q / 100``.
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Real values, any shape.
+    q : float or array_like of floats
+        In [0, 100].
+    axis, out, overwrite_input, method, keepdims, weights, interpolation
+        As :func:`quantile`.
+
+    Returns
+    -------
+    GPUArray
+        As :func:`nanquantile`.
+
+    Raises
+    ------
+    ValueError
+        For ``q`` outside [0, 100]; otherwise as :func:`nanquantile`.
+    """
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("gpuarr's nanpercentile takes no weights "
+                                  "or interpolation")
+    weak_q = type(q) in (int, float)
+    qh = q.get() if isinstance(q, GPUArray) else q
+    qh = np.asanyarray(np.true_divide(qh, 100))
+    if not _q_valid(qh):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return _nanquantile(a, qh, axis, out, method, keepdims, weak_q,
+                        "nanpercentile")
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False,
+              keepdims=False):
+    """The median of the values that are not NaN, along the axes
+    (numpy.nanmedian).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    axis : None, int or tuple of ints
+    out : GPUArray, optional
+    overwrite_input : bool
+        Accepted; the input is never changed.
+    keepdims : bool
+
+    Returns
+    -------
+    GPUArray
+        As :func:`median`: the middle value, or the mean of the middle
+        two, of each slice's values that are not NaN; NaN for a slice of
+        NaNs alone (numpy warns there) and for an empty ``a``.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    a = _creation.asarray(a)
+    if a.dtype.kind != "f" or a.size == 0:
+        if a.size == 0:
+            _, kshape, axes = _reduced_last(a, axis)
+            return _empty_nan(a, kshape, axes, keepdims, out)
+        return median(a, axis, out, keepdims=keepdims)
+    s, kshape, axes = _reduced_last(a, axis)
+    s = _sorting.sort(s, axis=-1)
+    c = _valid_counts(s)
+    h = _ufunc.floor_divide(c, 2)
+    odd = _ufunc.equal(_ufunc.remainder(c, 2), 1)
+    lo_i = _ufunc.maximum(_ufunc.where(odd, h, _ufunc.subtract(h, 1)), 0)
+    pair = _selection.take_along_axis(
+        s, _joining.concatenate([lo_i, h], axis=-1), axis=-1)
+    res = reductions.mean(pair, axis=-1)
+    res = _ufunc.where(odd[..., 0], pair[..., 0].astype(res.dtype), res)
+    res = _ufunc.where(_ufunc.equal(c[..., 0], 0), np.nan, res)
     return _finish(res, kshape, axes, a.ndim, 0, keepdims, out)
 
 

@@ -107,7 +107,8 @@ LINALG_CASES = [
 
 
 @pytest.mark.parametrize("case", range(len(CASES)),
-                         ids=["%s-%d" % (c[0], k) for k, c in enumerate(CASES)])
+                         ids=["%s-%d" % (c[0], k)
+                              for k, c in enumerate(CASES)])
 def test_argument_errors_are_numpys(case):
     name, args, host_args, kw = CASES[case]
     etype, msg = _numpy_error(getattr(np, name), *host_args, **kw)

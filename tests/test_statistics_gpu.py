@@ -2,6 +2,8 @@
 (isin, intersect1d, union1d, setdiff1d), bincount, digitize, histogram,
 quantile, percentile and median: every real dtype, odd sizes, axes,
 non-contiguous inputs, NaN, empty inputs."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -259,3 +261,48 @@ def test_order_statistics_with_nan(dt):
     close(gpuarr.median(g[:, :0], axis=1), np.full(4, np.nan, dt), 0)
     with pytest.raises(IndexError):
         gpuarr.quantile(g[:, :0], 0.5, axis=1)
+
+
+@pytest.mark.parametrize("dt", REAL[1:], ids=str)
+def test_nan_order_statistics(dt):
+    # slices with no NaN, some, and (floats) only NaN; every method, q as
+    # a Python float (weak: the data's dtype) and as arrays
+    a = rand((6, 11, 5), dt)
+    if dt.kind == "f":
+        flat = a.reshape(-1)
+        flat[_rng.choice(flat.size, flat.size // 4, replace=False)] = np.nan
+        a[2, :, 3] = np.nan
+        a[:, 4, :] = np.nan
+    g = gpuarr.to_gpu(a)
+    tol = {"e": 2e-3, "f": 1e-6}.get(np.dtype(dt).char, 1e-13)
+    with warnings.catch_warnings():
+        # numpy warns of all-NaN slices and empty means; gpuarr does not
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in (None, 0, 1, -1, (0, 2)):
+            for q in (0.3, 0.0, 1.0, [0.0, 0.5, 0.91, 1.0],
+                      np.array([[0.25], [0.8]])):
+                want = np.nanquantile(a, q, axis=axis)
+                close(gpuarr.nanquantile(g, q, axis=axis), want, tol)
+                if not isinstance(q, np.ndarray):
+                    close(np.nanquantile(g, q, axis=axis), want, tol)
+            close(gpuarr.nanmedian(g, axis=axis),
+                  np.nanmedian(a, axis=axis), tol)
+            close(np.nanmedian(g, axis=axis, keepdims=True),
+                  np.nanmedian(a, axis=axis, keepdims=True), tol)
+            close(gpuarr.nanpercentile(g, 75, axis=axis, keepdims=True),
+                  np.nanpercentile(a, 75, axis=axis, keepdims=True), tol)
+        for method in ("lower", "higher", "nearest", "midpoint"):
+            for q in ([0.2, 0.66], 0.5):
+                close(gpuarr.nanquantile(g[:, ::-2], q, axis=1,
+                                         method=method),
+                      np.nanquantile(a[:, ::-2], q, axis=1, method=method),
+                      tol)
+        out = gpuarr.empty((11, 5), np.float64)
+        assert gpuarr.nanquantile(g, 0.5, axis=0, out=out) is out
+        close(out, np.nanquantile(a, 0.5, axis=0).astype(np.float64), tol)
+        # an empty reduction: numpy's nanmean of it, NaN
+        e = a[:, :0]
+        close(gpuarr.nanquantile(gpuarr.to_gpu(e), 0.5, axis=1),
+              np.nanquantile(e, 0.5, axis=1), 0)
+        close(gpuarr.nanmedian(gpuarr.to_gpu(e), axis=1),
+              np.nanmedian(e, axis=1), 0)

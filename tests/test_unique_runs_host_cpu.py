@@ -27,7 +27,8 @@ def host(tmp_path_factory):
         c, s = 2 * d, 2 * d + 1
         parts.append(host_source(specs["runcount"], c))
         parts.append(launcher(
-            specs["runcount"], c, "const void *s, long long n, int eq, void *counts",
+            specs["runcount"], c,
+            "const void *s, long long n, int eq, void *counts",
             "(const T::ga_elem *)s, n, eq, (long long *)counts"))
         parts.append(host_source(specs["runselect"], s))
         parts.append(launcher(
@@ -92,7 +93,8 @@ def _unique_runs(host, d, s, equal_nan):
     nt = sk.run_tiles(s.dtype, n)
     c_n, eq = ctypes.c_longlong(n), ctypes.c_int(1 if equal_nan else 0)
     counts = np.full(nt, -1, np.int64)
-    getattr(host, "run_%d" % (2 * d))(nt, sk.BLOCK, ptr(s), c_n, eq, ptr(counts))
+    getattr(host, "run_%d" % (2 * d))(nt, sk.BLOCK, ptr(s), c_n, eq,
+                                      ptr(counts))
     cs = np.cumsum(counts)
     total = int(cs[-1])
     out = np.frombuffer(b"\xa5" * ((total + 3) * s.dtype.itemsize),
