@@ -42,7 +42,7 @@ _JOINING = (
 _VIEWS = (
     "flip", "fliplr", "flipud", "rot90", "moveaxis", "rollaxis",
     "atleast_1d", "atleast_2d", "atleast_3d", "array_split", "split",
-    "hsplit", "vsplit", "dsplit", "diagonal")
+    "hsplit", "vsplit", "dsplit", "diagonal", "unstack")
 # numpy's rearranging functions that make arrays (module, names)
 _REARRANGE = (
     ("gpuarr._rearrange", ("tile", "repeat", "roll", "diag", "diagflat",
@@ -65,22 +65,28 @@ _SELECTION = (
     "put_along_axis", "compress", "extract", "place", "choose")
 _SORTING = (
     "sort", "argsort", "partition", "argpartition", "searchsorted",
-    "unique", "lexsort")
+    "unique", "lexsort", "sort_complex")
 # numpy's set routines, bins and order statistics (module, names)
 _STATISTICS = (
     ("gpuarr._setops", ("isin", "intersect1d", "union1d", "setdiff1d",
+                        "setxor1d",
                         "unique_values", "unique_counts", "unique_inverse",
                         "unique_all")),
     ("gpuarr._logic", ("isclose", "allclose", "array_equal", "array_equiv",
-                       "isposinf", "isneginf")),
-    ("gpuarr._mathfuncs", ("around", "round", "nan_to_num", "diff",
+                       "isposinf", "isneginf", "iscomplex", "isreal",
+                       "real_if_close")),
+    ("gpuarr._mathfuncs", ("around", "round", "fix", "nan_to_num", "diff",
                            "ediff1d", "cumulative_sum", "cumulative_prod",
                            "trapezoid", "cross", "sinc")),
     ("gpuarr.linalg", ("matrix_transpose",)),
+    ("gpuarr._layoutfuncs", ("ascontiguousarray", "asfortranarray",
+                             "isfortran", "shares_memory",
+                             "may_share_memory")),
     ("gpuarr._editing", ("append", "delete", "insert", "resize",
                          "trim_zeros")),
     ("gpuarr._indexfuncs", ("broadcast_arrays", "unravel_index",
-                            "ravel_multi_index", "ix_", "tri",
+                            "ravel_multi_index", "ix_", "tri", "vander",
+                            "identity",
                             "tril_indices", "triu_indices",
                             "tril_indices_from", "triu_indices_from",
                             "diag_indices", "diag_indices_from",

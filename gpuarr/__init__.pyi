@@ -40,6 +40,7 @@ from gpuarr._indexfuncs import (
     diag_indices as diag_indices,
     diag_indices_from as diag_indices_from,
     fill_diagonal as fill_diagonal,
+    identity as identity,
     ix_ as ix_,
     putmask as putmask,
     ravel_multi_index as ravel_multi_index,
@@ -50,14 +51,25 @@ from gpuarr._indexfuncs import (
     triu_indices as triu_indices,
     triu_indices_from as triu_indices_from,
     unravel_index as unravel_index,
+    vander as vander,
+)
+from gpuarr._layoutfuncs import (
+    ascontiguousarray as ascontiguousarray,
+    asfortranarray as asfortranarray,
+    isfortran as isfortran,
+    may_share_memory as may_share_memory,
+    shares_memory as shares_memory,
 )
 from gpuarr._logic import (
     allclose as allclose,
     array_equal as array_equal,
     array_equiv as array_equiv,
     isclose as isclose,
+    iscomplex as iscomplex,
     isneginf as isneginf,
     isposinf as isposinf,
+    isreal as isreal,
+    real_if_close as real_if_close,
 )
 from gpuarr._manipulation import (
     array_split as array_split,
@@ -74,6 +86,7 @@ from gpuarr._manipulation import (
     rollaxis as rollaxis,
     rot90 as rot90,
     split as split,
+    unstack as unstack,
     vsplit as vsplit,
 )
 from gpuarr._mathfuncs import (
@@ -83,6 +96,7 @@ from gpuarr._mathfuncs import (
     cumulative_sum as cumulative_sum,
     diff as diff,
     ediff1d as ediff1d,
+    fix as fix,
     nan_to_num as nan_to_num,
     round as round,
     sinc as sinc,
@@ -143,6 +157,7 @@ from gpuarr._setops import (
     intersect1d as intersect1d,
     isin as isin,
     setdiff1d as setdiff1d,
+    setxor1d as setxor1d,
     union1d as union1d,
     unique_all as unique_all,
     unique_counts as unique_counts,
@@ -156,6 +171,7 @@ from gpuarr._sorting import (
     partition as partition,
     searchsorted as searchsorted,
     sort as sort,
+    sort_complex as sort_complex,
     unique as unique,
 )
 from gpuarr.cumath import (

@@ -21,7 +21,7 @@ import numpy as np
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
 from . import _contract, _covariance, _matmul, _nanstats, _setops, _sorting
-from . import _editing, _indexfuncs, _logic, _mathfuncs
+from . import _editing, _indexfuncs, _layoutfuncs, _logic, _mathfuncs
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
 from . import _dispatch
@@ -145,7 +145,7 @@ for _name in ("ravel", "transpose", "swapaxes", "squeeze",
               "expand_dims", "flip", "fliplr", "flipud", "rot90", "moveaxis",
               "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d",
               "array_split", "split", "hsplit", "vsplit", "dsplit",
-              "diagonal"):
+              "diagonal", "unstack"):
     implements(_name, getattr(_manipulation, _name))
 # numpy 2.0-2.1 name reshape's shape ``newshape`` (2.2-2.3 take both)
 implements("reshape", _manipulation.reshape,
@@ -158,7 +158,7 @@ for _name in ("nonzero", "flatnonzero", "argwhere", "take", "put",
               "place", "choose"):
     implements(_name, getattr(_selection, _name))
 for _name in ("sort", "argsort", "partition", "argpartition",
-              "searchsorted", "unique", "lexsort"):
+              "searchsorted", "unique", "lexsort", "sort_complex"):
     implements(_name, getattr(_sorting, _name))
 for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_covariance, _covariance.__all__),
@@ -168,11 +168,15 @@ for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_logic, _logic.__all__),
                      (_mathfuncs, _mathfuncs.__all__),
                      (_editing, _editing.__all__),
+                     # (numpy.isfortran dispatches nothing: it reads
+                     # a GPUArray's flags.fnc itself)
+                     (_layoutfuncs, [n for n in _layoutfuncs.__all__
+                                     if n != "isfortran"]),
                      # tri, tril_indices, triu_indices and diag_indices
                      # take no array: gpuarr's namespace only
                      (_indexfuncs, [n for n in _indexfuncs.__all__ if n not in
-                                    ("tri", "tril_indices", "triu_indices",
-                                     "diag_indices")])):
+                                    ("tri", "identity", "tril_indices",
+                                     "triu_indices", "diag_indices")])):
     for _name in _names:
         implements(_name, getattr(_mod, _name))
 for _name in ("tile", "repeat", "roll", "diag", "diagflat", "tril", "triu",

@@ -1,5 +1,6 @@
 """numpy's index helpers over GPUArrays (layer 6): ``broadcast_arrays``,
-``unravel_index``, ``ravel_multi_index``, ``ix_``, ``tri``,
+``unravel_index``, ``ravel_multi_index``, ``ix_``, ``tri`` (and the
+matrices built like it, ``vander``, ``identity``),
 ``tril_indices``, ``triu_indices`` (and their ``_from`` forms),
 ``diag_indices`` (and ``diag_indices_from``), ``fill_diagonal``,
 ``select``, ``putmask``.
@@ -16,10 +17,12 @@ import numpy as np
 
 from . import _placement
 from . import _creation, _editing, _manipulation, _padding, _selection, _ufunc
+from . import cumulative
 from ._array import GPUArray
 
 __all__ = ["broadcast_arrays", "unravel_index", "ravel_multi_index", "ix_",
-           "tri", "tril_indices", "triu_indices", "tril_indices_from",
+           "tri", "vander", "identity", "tril_indices", "triu_indices",
+           "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from",
            "fill_diagonal", "select", "putmask"]
 
@@ -277,6 +280,64 @@ def tri(N, M=None, k=0, dtype=float):
     m = _ufunc.greater_equal(rows, cols)
     dt = np.dtype(dtype)
     return m if dt == np.bool_ else m.astype(dt)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a vector: its columns the powers of ``x``
+    (numpy.vander).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+        1-d.
+    N : int, optional
+        Columns (default ``len(x)``).
+    increasing : bool
+        Powers rising left to right (default falling, ``x**(N-1)`` first).
+
+    Returns
+    -------
+    GPUArray
+        ``(len(x), N)`` of ``numpy.promote_types(x.dtype, int)`` (int64
+        for bool and integers, float64 for float16 and float32): the
+        powers by a running product along each row, as numpy's.
+
+    Raises
+    ------
+    ValueError
+        For an ``x`` that is not 1-d (numpy's message).
+    """
+    x = _creation.asarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else operator.index(N)
+    dt = np.promote_types(x.dtype, int)
+    v = _creation.empty_c((x.shape[0], n), dt)
+    powers = v if increasing else v[:, ::-1]
+    if n > 0:
+        powers[:, 0] = 1
+    if n > 1:
+        powers[:, 1:] = x.reshape(x.shape[0], 1)
+        # (into a new array first: the scan does not promise to read
+        # every element before it writes its output)
+        powers[:, 1:] = cumulative.cumprod(powers[:, 1:], axis=1)
+    return v
+
+
+def identity(n, dtype=None):
+    """The ``(n, n)`` identity matrix (numpy.identity).
+
+    Parameters
+    ----------
+    n : int
+    dtype : dtype-like, optional
+        Default float64.
+
+    Returns
+    -------
+    GPUArray
+    """
+    return _creation.eye(n, dtype=np.float64 if dtype is None else dtype)
 
 
 def tril_indices(n, k=0, m=None):

@@ -147,6 +147,8 @@ LAYERS = {
                              "cumulative_sum, cumulative_prod, trapezoid, "
                              "cross, sinc"),
     "gpuarr._editing": (6, "append, delete, insert, resize, trim_zeros"),
+    "gpuarr._layoutfuncs": (6, "ascontiguousarray, asfortranarray, "
+                               "isfortran, shares_memory, may_share_memory"),
     "gpuarr._indexfuncs": (6, "broadcast_arrays, unravel_index, "
                               "ravel_multi_index, ix_, tri, the triangle and "
                               "diagonal indices, fill_diagonal, select, "

@@ -109,7 +109,8 @@ def contiguity(shape, strides, itemsize):
 
 class Flags:
     """numpy-like flags of an array's layout (``c_contiguous``,
-    ``f_contiguous``, ``forc``, ``owndata``; ``flags["C"]`` works too).
+    ``f_contiguous``, ``forc``, ``fnc``, ``owndata``; ``flags["C"]`` works
+    too; ``numpy.isfortran`` reads ``fnc``).
     ``owndata`` is False for a view or for memory wrapped from another
     library, as numpy's (Dask copies a small selection out of a chunk that
     does not own its data)."""
@@ -126,6 +127,10 @@ class Flags:
         return self.c_contiguous or self.f_contiguous
 
     @property
+    def fnc(self):
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
     def contiguous(self):
         return self.c_contiguous
 
@@ -137,6 +142,8 @@ class Flags:
             return self.f_contiguous
         if key == "FORC":
             return self.forc
+        if key == "FNC":
+            return self.fnc
         if key in ("OWNDATA", "O"):
             return self.owndata
         raise KeyError(key)

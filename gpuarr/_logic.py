@@ -1,6 +1,7 @@
-"""numpy's logic functions over GPUArrays (layer 5): ``isclose``,
+"""numpy's logic functions over GPUArrays (layer 6): ``isclose``,
 ``allclose``, ``array_equal``, ``array_equiv``, ``isposinf``,
-``isneginf``.
+``isneginf``, and the type tests ``iscomplex``, ``isreal``,
+``real_if_close``.
 
 Each follows numpy 2's own recipe out of gpuarr's ufuncs (so the same
 promotion, NaN and infinity rules): ``isclose`` compares
@@ -17,7 +18,7 @@ from . import _creation, _layout, _ufunc, cumath, reductions
 from ._array import GPUArray
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf",
-           "isneginf"]
+           "isneginf", "iscomplex", "isreal", "real_if_close"]
 
 
 def _operand(x):
@@ -208,6 +209,70 @@ def isneginf(x, out=None):
         For complex input (numpy's message).
     """
     return _signed_inf(x, out, True)
+
+
+def iscomplex(x):
+    """Whether each element has a nonzero imaginary part
+    (numpy.iscomplex; a test of values, not of the dtype).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray
+        bool of ``x``'s shape (all False for a real dtype).
+    """
+    x = _creation.asarray(x)
+    if x.dtype.kind == "c":
+        return _ufunc.not_equal(x.imag, 0)
+    return _creation.zeros(x.shape, np.bool_)
+
+
+def isreal(x):
+    """Whether each element's imaginary part is zero (numpy.isreal; a
+    test of values, not of the dtype).
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray
+        bool of ``x``'s shape (all True for a real dtype).
+    """
+    x = _creation.asarray(x)
+    if x.dtype.kind == "c":
+        return _ufunc.equal(x.imag, 0)
+    return _creation.ones(x.shape, np.bool_)
+
+
+def real_if_close(a, tol=100):
+    """The real part when every imaginary part is below a tolerance
+    (numpy.real_if_close).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    tol : float
+        Above 1: in machine epsilons of ``a``'s dtype; else absolute.
+
+    Returns
+    -------
+    GPUArray
+        ``a`` itself (real dtypes, or an imaginary part too large), else
+        a view of its real part.  The test reads one bool back.
+    """
+    a = _creation.asarray(a)
+    if a.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = np.finfo(a.dtype).eps * tol
+    if bool(reductions.all(_ufunc.less(cumath.absolute(a.imag), tol)).get()):
+        return a.real
+    return a
 
 
 _placement.route(globals())

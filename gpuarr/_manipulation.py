@@ -17,7 +17,8 @@ from . import _creation, _layout
 __all__ = ["astype", "reshape", "ravel", "transpose", "swapaxes", "squeeze",
            "expand_dims", "broadcast_to", "flip", "fliplr", "flipud", "rot90",
            "moveaxis", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d",
-           "array_split", "split", "hsplit", "vsplit", "dsplit", "diagonal"]
+           "array_split", "split", "hsplit", "vsplit", "dsplit", "diagonal",
+           "unstack"]
 
 
 def astype(a, dtype, copy=True):
@@ -394,8 +395,10 @@ def moveaxis(a, source, destination):
         For repeated axes, or ``source`` and ``destination`` of different
         lengths.
     """
-    src = _axes_tuple(source, a.ndim)
-    dst = _axes_tuple(destination, a.ndim)
+    # numpy's messages name the argument ("source: axis 3 is out of ...")
+    src = np.lib.array_utils.normalize_axis_tuple(source, a.ndim, "source")
+    dst = np.lib.array_utils.normalize_axis_tuple(destination, a.ndim,
+                                                  "destination")
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have "
                          "the same number of elements")
@@ -674,6 +677,35 @@ def dsplit(ary, indices_or_sections):
         For fewer than 3 dimensions.
     """
     return _split_at_least(ary, indices_or_sections, 3, 2, "dsplit")
+
+
+def unstack(x, *, axis=0):
+    """The sub-arrays along an axis, as views (numpy.unstack, the inverse
+    of ``stack``).
+
+    Parameters
+    ----------
+    x : GPUArray
+        At least 1-d.
+    axis : int
+
+    Returns
+    -------
+    tuple of GPUArray
+        ``x.shape[axis]`` views of ``x``'s shape without ``axis``.
+
+    Raises
+    ------
+    ValueError
+        For a 0-d ``x`` (numpy's message).
+    numpy.exceptions.AxisError
+        For an axis out of range.
+    """
+    x = _creation.asarray(x)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    moved = moveaxis(x, axis, 0)
+    return tuple(moved[k] for k in range(moved.shape[0]))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

@@ -1,5 +1,5 @@
 """numpy's rounding, difference, sum and product functions over GPUArrays
-(layer 6): ``around`` (``round``), ``nan_to_num``, ``diff``, ``ediff1d``,
+(layer 6): ``around`` (``round``), ``fix``, ``nan_to_num``, ``diff``, ``ediff1d``,
 ``cumulative_sum``, ``cumulative_prod``, ``trapezoid``, ``cross``,
 ``sinc``.
 
@@ -21,7 +21,7 @@ import warnings
 from . import _creation, _joining, _manipulation, _transfer, _ufunc, cumath
 from . import cumulative
 
-__all__ = ["around", "round", "nan_to_num", "diff", "ediff1d",
+__all__ = ["around", "round", "fix", "nan_to_num", "diff", "ediff1d",
            "cumulative_sum", "cumulative_prod", "trapezoid", "cross", "sinc"]
 
 _NoValue = np._NoValue
@@ -89,6 +89,27 @@ def around(a, decimals=0, out=None):
 
 
 round = around      # numpy's name (numpy.round is numpy.around)
+
+
+def fix(x, out=None):
+    """Round towards zero (numpy.fix): ``ceil`` below zero, ``floor``
+    elsewhere.
+
+    Parameters
+    ----------
+    x : GPUArray or array_like
+    out : GPUArray, optional
+
+    Returns
+    -------
+    GPUArray
+        ``x``'s dtype for floats and integers (numpy 2's ``floor`` and
+        ``ceil`` keep integers), or ``out``.
+    """
+    x = _creation.asarray(x)
+    res = cumath.ceil(x, out=out)
+    return _ufunc.where(_ufunc.greater_equal(x, 0), cumath.floor(x), res,
+                        out=res)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

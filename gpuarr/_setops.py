@@ -1,5 +1,5 @@
 """numpy's set routines (layer 5): ``isin``, ``intersect1d``, ``union1d``,
-``setdiff1d``, and numpy 2's ``unique_values``, ``unique_counts``,
+``setdiff1d``, ``setxor1d``, and numpy 2's ``unique_values``, ``unique_counts``,
 ``unique_inverse``, ``unique_all``.
 
 Built from the sorting module: ``isin`` sorts the test elements once and
@@ -19,8 +19,8 @@ import numpy as np
 from . import _placement
 from . import _creation, _joining, _selection, _sorting, _ufunc
 
-__all__ = ["isin", "intersect1d", "union1d", "setdiff1d", "unique_values",
-           "unique_counts", "unique_inverse", "unique_all"]
+__all__ = ["isin", "intersect1d", "union1d", "setdiff1d", "setxor1d",
+           "unique_values", "unique_counts", "unique_inverse", "unique_all"]
 
 _BOOL = np.dtype(np.bool_)
 
@@ -194,6 +194,41 @@ def setdiff1d(ar1, ar2, assume_unique=False):
         a1 = _sorting.unique(a1)
     keep = isin(a1, ar2, invert=True)
     return a1[keep]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of the two arrays
+    (numpy.setxor1d).
+
+    Parameters
+    ----------
+    ar1, ar2 : GPUArray or array_like
+        Any shapes (flattened).
+    assume_unique : bool
+        Neither holds repeats (skips their :func:`unique`; with repeats
+        the result is numpy's for the same promise broken).
+
+    Returns
+    -------
+    GPUArray
+        1-d, the common dtype: the values whose sorted run in the joined
+        unique values has length one.
+    """
+    a1, a2 = _creation.asarray(ar1), _creation.asarray(ar2)
+    if not assume_unique:
+        a1, a2 = _sorting.unique(a1), _sorting.unique(a2)
+    a1, a2 = _common(a1, a2)
+    aux = _sorting.sort(_joining.concatenate([a1, a2], axis=None))
+    if aux.size == 0:
+        return aux
+    # flag[k]: aux[k] differs from aux[k - 1] (True at both ends); a value
+    # is kept where it differs from both neighbours
+    flag = _creation.empty_c((aux.size + 1,), _BOOL)
+    flag[0] = True
+    flag[aux.size] = True
+    if aux.size > 1:
+        _ufunc.logical_not(_neighbours_equal(aux), out=flag[1:aux.size])
+    return aux[_ufunc.logical_and(flag[1:], flag[:-1])]
 
 
 #: numpy 2's result tuples of the unique_* functions (its field names)

@@ -39,7 +39,8 @@ from . import driver as _drv
 from ._array import GPUArray
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "searchsorted",
-           "unique", "lexsort", "method_sort", "method_argsort", "sort_rows"]
+           "unique", "lexsort", "sort_complex", "method_sort",
+           "method_argsort", "sort_rows"]
 
 _I64 = np.dtype(np.int64)
 _U64 = np.dtype(np.uint64)
@@ -652,6 +653,27 @@ def _unique_dense(flat, n, want_inverse, want_counts):
     if want_counts:
         res.append(cout)
     return res
+
+
+def sort_complex(a):
+    """A copy sorted along the last axis, real part first, then imaginary
+    part, as complex (numpy.sort_complex).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+
+    Returns
+    -------
+    GPUArray
+        ``a``'s shape; ``a``'s complex dtype, complex64 for 8- and 16-bit
+        integers, complex128 for the others (numpy's choice).
+    """
+    b = sort(a, axis=-1)
+    if b.dtype.kind == "c":
+        return b
+    return b.astype(np.complex64 if b.dtype.char in "bhBH"
+                    else np.complex128)
 
 
 def lexsort(keys, axis=-1):

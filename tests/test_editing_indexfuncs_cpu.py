@@ -93,6 +93,9 @@ CASES = [
     ("matrix_transpose", (g((3,)),), (np.zeros(3),), {}),
     ("cumulative_sum", (g((2, 3)),), (np.zeros((2, 3)),), {}),
     ("cumulative_prod", (g((2, 3)),), (np.zeros((2, 3)),), {"axis": 2}),
+    ("unstack", (g(()),), (np.zeros(()),), {}),
+    ("unstack", (g((2, 3)),), (np.zeros((2, 3)),), {"axis": 2}),
+    ("vander", (g((2, 3)),), (np.zeros((2, 3)),), {}),
 ]
 
 LINALG_CASES = [
@@ -177,3 +180,39 @@ def test_metadata_only_results_need_no_device():
         assert "numpy." + n in names, n
     for n in ("tri", "tril_indices", "triu_indices", "diag_indices"):
         assert "numpy." + n not in names, n
+
+
+def test_memory_overlap_is_numpys_answer_for_the_device_addresses():
+    # the same views of a device block and of a host block: numpy's
+    # answers must agree (the device one from stand-ins, no memory read)
+    d, h = g((6, 10)), np.zeros((6, 10), np.float32)
+    views = [(lambda x: x), (lambda x: x[::2]), (lambda x: x[1::2]),
+             (lambda x: x[:, ::3]), (lambda x: x[:, 1::3]),
+             (lambda x: x[::-1, 2:5]), (lambda x: x.T), (lambda x: x[3:3])]
+    for f1 in views:
+        for f2 in views:
+            for name in ("shares_memory", "may_share_memory"):
+                want = getattr(np, name)(f1(h), f2(h))
+                assert getattr(gpuarr, name)(f1(d), f2(d)) == want
+                assert getattr(np, name)(f1(d), f2(d)) == want
+    # arrays of their own, by their addresses: right after d, and 20
+    # bytes before its end
+    after = GPUArray((6, 10), np.float32, gpudata=(1 << 20) + 240)
+    inside = GPUArray((6, 10), np.float32, gpudata=(1 << 20) + 220)
+    assert not gpuarr.shares_memory(d, after)
+    assert not gpuarr.may_share_memory(d, after)
+    assert gpuarr.shares_memory(d[5:], inside[:1])
+    assert not gpuarr.shares_memory(d[5:, :5], inside[:1])
+    assert not gpuarr.may_share_memory(d, np.zeros(3))
+
+
+def test_layout_functions_without_a_device():
+    c, f = g((3, 4)), g((3, 4)).T
+    assert gpuarr.ascontiguousarray(c) is c
+    assert gpuarr.asfortranarray(f) is f
+    assert gpuarr.isfortran(f) and not gpuarr.isfortran(c)
+    assert np.isfortran(f) and not np.isfortran(g((1, 4)))
+    z = g(())
+    one = gpuarr.ascontiguousarray(z)
+    assert one.shape == (1,) and one.ptr == z.ptr
+    assert gpuarr.asfortranarray(z).shape == (1,)

@@ -367,3 +367,91 @@ def test_putmask(dtype):
     want = h.copy()
     np.putmask(want, m, h[::-1].copy())
     same(d, want)
+
+
+# ---------------------------------------------------------------------------
+# set, sort and type tests; layouts; building matrices
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_setxor1d_and_sort_complex(dtype):
+    a = values(dtype, (40,))
+    b = values(dtype, (7, 5))
+    for aa, bb in ((a, b), (a[:0], b), (a, b[:0]), (a[:0], b[:0])):
+        da, db = gpuarr.to_gpu(aa), gpuarr.to_gpu(bb)
+        want = np.setxor1d(aa, bb)
+        got = gpuarr.setxor1d(da, db)
+        np.testing.assert_array_equal(got.get(), want)
+        assert got.dtype == want.dtype
+    ua, ub = np.unique(a), np.unique(b)
+    got = np.setxor1d(gpuarr.to_gpu(ua), gpuarr.to_gpu(ub),
+                      assume_unique=True)
+    np.testing.assert_array_equal(got.get(),
+                                  np.setxor1d(ua, ub, assume_unique=True))
+    h = values(dtype, (6, 9))
+    for d, hh in layouts(h):
+        want = np.sort_complex(hh)
+        for fn in (gpuarr.sort_complex, np.sort_complex):
+            got = fn(d)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_type_tests_and_fix(dtype):
+    h = values(dtype, (5, 6))
+    if np.dtype(dtype).kind == "c":
+        h.imag[::2] = 0
+    for d, hh in layouts(h):
+        for name in ("iscomplex", "isreal"):
+            for got in both(name, d):
+                same(got, getattr(np, name)(hh))
+        if np.dtype(dtype).kind in "fiu":
+            for got in both("fix", d):
+                same(got, np.fix(hh))
+    if np.dtype(dtype).kind == "c":
+        small = (h.real + 1j * (h.imag * 0 + np.finfo(dtype).eps)).astype(
+            dtype)
+        for x in (h, small):
+            d = gpuarr.to_gpu(x)
+            for tol in (100, 1e-3):
+                got = gpuarr.real_if_close(d, tol)
+                want = np.real_if_close(x, tol)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got.get(), want)
+    else:
+        d = gpuarr.to_gpu(h)
+        assert gpuarr.real_if_close(d) is d
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_layout_copies_unstack_vander(dtype):
+    h = values(dtype, (4, 5, 3))
+    for d, hh in layouts(h):
+        c = gpuarr.ascontiguousarray(d)
+        assert c.flags.c_contiguous
+        same(c, hh)
+        f = gpuarr.asfortranarray(d)
+        assert f.flags.f_contiguous and gpuarr.isfortran(f)
+        np.testing.assert_array_equal(f.get(), hh)
+        for axis in (0, 1, -1):
+            got = gpuarr.unstack(d, axis=axis)
+            want = np.unstack(hh, axis=axis)
+            assert len(got) == len(want)
+            for g_, w in zip(got, want):
+                same(g_, w)
+        c = gpuarr.ascontiguousarray(d, dtype=np.float64)
+        same(c, np.ascontiguousarray(hh, dtype=np.float64))
+    v = values(dtype, (6,))
+    for N in (None, 0, 1, 4, 9):
+        for inc in (False, True):
+            want = np.vander(v, N, inc)
+            got = gpuarr.vander(gpuarr.to_gpu(v), N, inc)
+            if want.dtype.kind in "fc":
+                np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+                assert got.dtype == want.dtype
+            else:
+                same(got, want)
+            if N is None:
+                same(np.vander(gpuarr.to_gpu(v), increasing=inc), got.get())
+    for n, dt in ((4, None), (3, np.int8), (0, bool)):
+        same(gpuarr.identity(n, dt), np.identity(n, dt))
