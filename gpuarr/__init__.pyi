@@ -42,6 +42,7 @@ from gpuarr._indexfuncs import (
     fill_diagonal as fill_diagonal,
     identity as identity,
     ix_ as ix_,
+    logspace as logspace,
     putmask as putmask,
     ravel_multi_index as ravel_multi_index,
     select as select,
@@ -54,16 +55,19 @@ from gpuarr._indexfuncs import (
     vander as vander,
 )
 from gpuarr._layoutfuncs import (
+    asarray_chkfinite as asarray_chkfinite,
     ascontiguousarray as ascontiguousarray,
     asfortranarray as asfortranarray,
     isfortran as isfortran,
     may_share_memory as may_share_memory,
+    require as require,
     shares_memory as shares_memory,
 )
 from gpuarr._logic import (
     allclose as allclose,
     array_equal as array_equal,
     array_equiv as array_equiv,
+    common_type as common_type,
     isclose as isclose,
     iscomplex as iscomplex,
     isneginf as isneginf,
@@ -98,9 +102,11 @@ from gpuarr._mathfuncs import (
     ediff1d as ediff1d,
     fix as fix,
     nan_to_num as nan_to_num,
+    polyval as polyval,
     round as round,
     sinc as sinc,
     trapezoid as trapezoid,
+    unwrap as unwrap,
 )
 from gpuarr._matmul import (
     matmul as matmul,

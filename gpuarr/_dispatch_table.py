@@ -168,14 +168,18 @@ for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_logic, _logic.__all__),
                      (_mathfuncs, _mathfuncs.__all__),
                      (_editing, _editing.__all__),
-                     # (numpy.isfortran dispatches nothing: it reads
-                     # a GPUArray's flags.fnc itself)
+                     # numpy.isfortran reads a GPUArray's flags.fnc
+                     # itself; numpy.asarray_chkfinite dispatches
+                     # nothing (it converts at once); ascontiguousarray,
+                     # asfortranarray and require dispatch on like=
                      (_layoutfuncs, [n for n in _layoutfuncs.__all__
-                                     if n != "isfortran"]),
+                                     if n not in ("isfortran",
+                                                  "asarray_chkfinite")]),
                      # tri, tril_indices, triu_indices and diag_indices
                      # take no array: gpuarr's namespace only
                      (_indexfuncs, [n for n in _indexfuncs.__all__ if n not in
-                                    ("tri", "identity", "tril_indices",
+                                    ("tri", "identity", "logspace",
+                                     "tril_indices",
                                      "triu_indices", "diag_indices")])):
     for _name in _names:
         implements(_name, getattr(_mod, _name))
@@ -200,7 +204,8 @@ for _name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "svd",
               "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond"):
     implements("linalg." + _name, getattr(linalg, _name))
 for _name in ("vector_norm", "matrix_norm", "svdvals", "diagonal", "trace",
-              "matrix_transpose", "cross", "vecdot"):
+              "matrix_transpose", "cross", "vecdot", "tensorinv",
+              "tensorsolve"):
     implements("linalg." + _name, getattr(linalg, _name))
 implements("matrix_transpose", linalg.matrix_transpose)
 implements("empty_like", _creation.empty_like, prototype="a")

@@ -1,6 +1,6 @@
 """numpy's index helpers over GPUArrays (layer 6): ``broadcast_arrays``,
 ``unravel_index``, ``ravel_multi_index``, ``ix_``, ``tri`` (and the
-matrices built like it, ``vander``, ``identity``),
+matrices built like it, ``vander``, ``identity``, and ``logspace``),
 ``tril_indices``, ``triu_indices`` (and their ``_from`` forms),
 ``diag_indices`` (and ``diag_indices_from``), ``fill_diagonal``,
 ``select``, ``putmask``.
@@ -21,7 +21,8 @@ from . import cumulative
 from ._array import GPUArray
 
 __all__ = ["broadcast_arrays", "unravel_index", "ravel_multi_index", "ix_",
-           "tri", "vander", "identity", "tril_indices", "triu_indices",
+           "tri", "vander", "identity", "logspace", "tril_indices",
+           "triu_indices",
            "tril_indices_from",
            "triu_indices_from", "diag_indices", "diag_indices_from",
            "fill_diagonal", "select", "putmask"]
@@ -338,6 +339,44 @@ def identity(n, dtype=None):
     GPUArray
     """
     return _creation.eye(n, dtype=np.float64 if dtype is None else dtype)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None,
+             axis=0):
+    """Numbers evenly spaced on a log scale: ``base ** linspace(start,
+    stop, num)`` (numpy.logspace).
+
+    Parameters
+    ----------
+    start, stop : float
+        The exponents of the first and last values.
+    num : int
+    endpoint : bool
+        Whether ``base ** stop`` is the last value.
+    base : float
+        A scalar (numpy's array bases are not supported).
+    dtype : dtype-like, optional
+        Of the result (default float64, numpy's ``power``).
+    axis : int
+        Only 0 (the result is 1-d).
+
+    Returns
+    -------
+    GPUArray
+        ``(num,)``.
+
+    Raises
+    ------
+    NotImplementedError
+        For array ``start``, ``stop`` or ``base``, or another ``axis``.
+    """
+    if any(np.ndim(v) for v in (start, stop, base)) or axis != 0:
+        raise NotImplementedError("gpuarr's logspace takes scalar start, "
+                                  "stop and base only (axis 0)")
+    y = _ufunc.power(base, _creation.linspace(start, stop, num,
+                                               endpoint=endpoint))
+    return y if dtype is None or np.dtype(dtype) == y.dtype else \
+        y.astype(dtype)
 
 
 def tril_indices(n, k=0, m=None):

@@ -1,6 +1,7 @@
-"""numpy's memory-layout functions over GPUArrays (layer 6):
-``ascontiguousarray``, ``asfortranarray``, ``isfortran``,
-``shares_memory``, ``may_share_memory``.
+"""numpy's memory-layout and conversion functions over GPUArrays (layer
+6): ``ascontiguousarray``, ``asfortranarray``, ``require``,
+``asarray_chkfinite``, ``isfortran``, ``shares_memory``,
+``may_share_memory``.
 
 The two memory-overlap tests hand numpy's own solver stand-ins for the
 arrays: host ndarrays made from each GPUArray's device address, shape,
@@ -13,11 +14,12 @@ the stand-ins is the answer for the device arrays.
 import numpy as np
 
 from . import _placement
-from . import _creation, _transfer
+from . import _creation, _transfer, _ufunc, reductions
 from ._array import GPUArray
 
-__all__ = ["ascontiguousarray", "asfortranarray", "isfortran",
-           "shares_memory", "may_share_memory"]
+__all__ = ["ascontiguousarray", "asfortranarray", "require",
+           "asarray_chkfinite", "isfortran", "shares_memory",
+           "may_share_memory"]
 
 
 def ascontiguousarray(a, dtype=None):
@@ -64,6 +66,94 @@ def asfortranarray(a, dtype=None):
     out = _creation.empty(a.shape, a.dtype, order="F")
     _transfer.assign(out, a)
     return out
+
+
+#: numpy.require's requirement letters, spelled out
+_REQUIRE = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+            "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+            "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W",
+            "O": "O", "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None):
+    """``a`` as an array of ``dtype`` meeting the layout requirements,
+    copied only when needed (numpy.require).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    dtype : dtype-like, optional
+    requirements : str or sequence of str, optional
+        numpy's letters or names: 'C' (C-contiguous), 'F'
+        (F-contiguous), 'O' (owns its memory: a copy of a view), and 'A',
+        'W', 'E', which every GPUArray meets (aligned, writeable, an
+        array).
+
+    Returns
+    -------
+    GPUArray
+        ``a`` itself when it meets them all.
+
+    Raises
+    ------
+    ValueError
+        For both 'C' and 'F', or an unknown requirement (numpy's
+        messages).
+    """
+    if isinstance(requirements, str):
+        requirements = [requirements]
+    wanted = set()
+    for r in requirements or ():
+        key = _REQUIRE.get(r.upper())
+        if key is None:
+            raise KeyError(r)
+        wanted.add(key)
+    if "C" in wanted and "F" in wanted:
+        raise ValueError("Cannot specify both \"C\" and \"F\" order")
+    a = _creation.asarray(a, dtype=dtype)
+    if "C" in wanted and not a.flags.c_contiguous:
+        return a.copy(order="C")
+    if "F" in wanted and not a.flags.f_contiguous:
+        out = _creation.empty(a.shape, a.dtype, order="F")
+        _transfer.assign(out, a)
+        return out
+    if "O" in wanted and not a.flags.owndata:
+        return a.copy(order="F" if a.flags.fnc else "C")
+    return a
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``a`` as an array, checked to hold no infinity or NaN
+    (numpy.asarray_chkfinite).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+    dtype : dtype-like, optional
+    order : None
+        numpy's memory order; only None (keep ``a``'s).
+
+    Returns
+    -------
+    GPUArray
+        ``a`` itself (or a converted copy).  The check reads one bool
+        back for float and complex dtypes.
+
+    Raises
+    ------
+    ValueError
+        Where an element is infinite or NaN (numpy's message).
+    NotImplementedError
+        For an ``order``.
+    """
+    if order is not None:
+        raise NotImplementedError("gpuarr's asarray_chkfinite takes no "
+                                  "order")
+    a = _creation.asarray(a, dtype=dtype)
+    if a.dtype.kind in "fc" and a.size and not bool(
+            reductions.all(_ufunc.isfinite(a)).get()):
+        raise ValueError("array must not contain infs or NaNs")
+    return a
 
 
 def isfortran(a):

@@ -1,7 +1,7 @@
 """numpy's logic functions over GPUArrays (layer 6): ``isclose``,
 ``allclose``, ``array_equal``, ``array_equiv``, ``isposinf``,
 ``isneginf``, and the type tests ``iscomplex``, ``isreal``,
-``real_if_close``.
+``real_if_close``, ``common_type``.
 
 Each follows numpy 2's own recipe out of gpuarr's ufuncs (so the same
 promotion, NaN and infinity rules): ``isclose`` compares
@@ -18,7 +18,8 @@ from . import _creation, _layout, _ufunc, cumath, reductions
 from ._array import GPUArray
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isposinf",
-           "isneginf", "iscomplex", "isreal", "real_if_close"]
+           "isneginf", "iscomplex", "isreal", "real_if_close",
+           "common_type"]
 
 
 def _operand(x):
@@ -275,4 +276,27 @@ def real_if_close(a, tol=100):
     return a
 
 
-_placement.route(globals())
+def common_type(*arrays):
+    """The inexact scalar type the arrays' values all convert to
+    (numpy.common_type: integers count as float64).
+
+    Parameters
+    ----------
+    *arrays : GPUArray or numpy.ndarray
+        Only their dtypes are read.
+
+    Returns
+    -------
+    type
+        A numpy scalar type (``numpy.float64``, ``numpy.complex64``, ...).
+
+    Raises
+    ------
+    TypeError
+        For a non-numeric (bool) dtype (numpy's message).
+    """
+    # numpy's answer for stand-ins of the same dtypes: nothing allocated
+    return np.common_type(*[np.empty(0, a.dtype) for a in arrays])
+
+
+_placement.route(globals(), skip=("common_type",))

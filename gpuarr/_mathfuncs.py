@@ -1,7 +1,7 @@
 """numpy's rounding, difference, sum and product functions over GPUArrays
 (layer 6): ``around`` (``round``), ``fix``, ``nan_to_num``, ``diff``, ``ediff1d``,
 ``cumulative_sum``, ``cumulative_prod``, ``trapezoid``, ``cross``,
-``sinc``.
+``sinc``, ``unwrap``, ``polyval``.
 
 Each is numpy 2's recipe out of gpuarr's ufuncs, views and joins, so the
 dtypes and special values are numpy's: ``around`` scales by a power of
@@ -18,11 +18,12 @@ import numpy as np
 from . import _placement
 import warnings
 
-from . import _creation, _joining, _manipulation, _transfer, _ufunc, cumath
-from . import cumulative
+from . import _creation, _joining, _manipulation, _padding, _transfer
+from . import _ufunc, cumath, cumulative
 
 __all__ = ["around", "round", "fix", "nan_to_num", "diff", "ediff1d",
-           "cumulative_sum", "cumulative_prod", "trapezoid", "cross", "sinc"]
+           "cumulative_sum", "cumulative_prod", "trapezoid", "cross", "sinc",
+           "unwrap", "polyval"]
 
 _NoValue = np._NoValue
 
@@ -491,6 +492,81 @@ def sinc(x):
     eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
     y = _ufunc.where(_ufunc.not_equal(x, 0), x, eps)
     return _ufunc.true_divide(cumath.sin(y), y)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """Undo jumps of more than ``discont`` between neighbours by adding
+    multiples of ``period`` (numpy.unwrap).
+
+    Parameters
+    ----------
+    p : GPUArray or array_like
+    discont : float, optional
+        Jumps smaller than this are left (default ``period / 2``).
+    axis : int
+    period : float or int
+        Default ``2 pi``; an integer period keeps integer ``p`` integer.
+
+    Returns
+    -------
+    GPUArray
+        ``p``'s shape, ``result_type(diff(p), period)``.
+
+    Raises
+    ------
+    ValueError
+        For a 0-d ``p``.
+    """
+    p = _creation.asarray(p)
+    nd = p.ndim
+    dd = diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    rest = [slice(None)] * nd
+    rest[axis] = slice(1, None)
+    rest = tuple(rest)
+    dtype = np.result_type(dd.dtype, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high = period / 2
+        ambiguous = True
+    low = -high
+    ddmod = _ufunc.add(_ufunc.remainder(_ufunc.subtract(dd, low), period),
+                       low)
+    if ambiguous:
+        _padding.copyto(ddmod, high, where=_ufunc.logical_and(
+            _ufunc.equal(ddmod, low), _ufunc.greater(dd, 0)))
+    correct = _ufunc.subtract(ddmod, dd)
+    _padding.copyto(correct, 0, where=_ufunc.less(cumath.absolute(dd),
+                                                  discont))
+    up = p.astype(dtype)     # a copy, as numpy's array(p, copy=True)
+    up[rest] = _ufunc.add(p[rest], cumulative.cumsum(correct, axis=axis))
+    return up
+
+
+def polyval(p, x):
+    """A polynomial's values at ``x``, by Horner's rule (numpy.polyval).
+
+    Parameters
+    ----------
+    p : GPUArray or array_like
+        1-d coefficients, highest power first.
+    x : GPUArray, array_like or scalar
+
+    Returns
+    -------
+    GPUArray
+        ``x``'s shape; the promotion of ``x``'s and ``p``'s dtypes
+        (``y * x + c`` step by step, as numpy).
+    """
+    p = _creation.asarray(p)
+    x = _creation.asarray(x)
+    y = _creation.zeros_like(x)
+    for k in range(p.shape[0]):
+        y = _ufunc.add(_ufunc.multiply(y, x), p[k])
+    return y
 
 
 _placement.route(globals())

@@ -34,7 +34,8 @@ __all__ = ["norm", "dot", "vdot", "inner", "matmul", "tensordot",
            "tf32_allowed", "solve", "inv", "det", "slogdet", "cholesky",
            "qr", "svd", "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank",
            "cond", "LinAlgError", "vector_norm", "matrix_norm", "svdvals",
-           "diagonal", "trace", "matrix_transpose", "cross", "vecdot"]
+           "diagonal", "trace", "matrix_transpose", "cross", "vecdot",
+           "tensorinv", "tensorsolve"]
 
 _F4 = np.dtype(np.float32)
 _F8 = np.dtype(np.float64)
@@ -466,6 +467,81 @@ def vecdot(x1, x2, *, axis=-1):
     if dt.kind == "c":
         a = _ufunc.conjugate(a)
     return _ufunc.multiply(a, b).sum(axis=-1, dtype=dt)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of an N-d array taken as a matrix: its first ``ind``
+    axes against the rest (numpy.linalg.tensorinv).
+
+    Parameters
+    ----------
+    a : GPUArray
+        ``prod(a.shape[:ind]) == prod(a.shape[ind:])``.
+    ind : int
+        Positive: the axes that index the rows.
+
+    Returns
+    -------
+    GPUArray
+        ``a.shape[ind:] + a.shape[:ind]``.
+
+    Raises
+    ------
+    ValueError
+        For ``ind <= 0`` (numpy's message).
+    LinAlgError
+        For a singular or non-square reshaping.
+    """
+    a = _creation.asarray(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    shape = a.shape[ind:] + a.shape[:ind]
+    n = 1
+    for k in a.shape[ind:]:
+        n *= k
+    return inv(a.reshape(n, -1)).reshape(shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (numpy.linalg.tensorsolve).
+
+    Parameters
+    ----------
+    a : GPUArray
+        ``b.shape + x.shape``, after ``axes`` moved to the end.
+    b : GPUArray or array_like
+    axes : tuple of int, optional
+        Axes of ``a`` to move to the end first.
+
+    Returns
+    -------
+    GPUArray
+        ``a.shape[b.ndim:]`` (after the move).
+
+    Raises
+    ------
+    LinAlgError
+        For shapes whose products differ (numpy's message) or a singular
+        system.
+    """
+    a = _creation.asarray(a)
+    b = _creation.asarray(b)
+    an = a.ndim
+    if axes is not None:
+        order = list(range(an))
+        for k in axes:
+            order.remove(k)
+            order.insert(an, k)
+        a = a.transpose(order)
+    shape = a.shape[-(an - b.ndim):]
+    n = 1
+    for k in shape:
+        n *= k
+    if a.size != n ** 2:
+        raise LinAlgError("Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(a.reshape(n, n), b.ravel()).reshape(shape)
 
 
 # run on the arrays' device (issue 16)

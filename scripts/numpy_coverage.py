@@ -78,8 +78,10 @@ def main():
     w("## Implemented: numpy dispatches to gpuarr (%d)\n\n%s\n\n"
       % (len(yes), names(yes)))
     w("## In gpuarr's namespace only (%d)\n\n" % len(ns))
-    w("These take no array that numpy could dispatch on (creation "
-      "functions). Call them as `gpuarr.zeros(...)`.\n\n%s\n\n" % names(ns))
+    w("numpy does not dispatch these: most take no array (creation "
+      "functions); `asarray_chkfinite` converts its argument at once, and "
+      "`isfortran` reads a GPUArray's flags itself. Call them as "
+      "`gpuarr.zeros(...)`.\n\n%s\n\n" % names(ns))
     w("## Not implemented (%d)\n\n" % len(no))
     w("Many are host-side helpers: printing, file input and output, dtype "
       "queries, polynomials, window functions. numpy applies them to host "

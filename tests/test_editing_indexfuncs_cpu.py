@@ -216,3 +216,26 @@ def test_layout_functions_without_a_device():
     one = gpuarr.ascontiguousarray(z)
     assert one.shape == (1,) and one.ptr == z.ptr
     assert gpuarr.asfortranarray(z).shape == (1,)
+
+
+def test_common_type_and_require_without_a_device():
+    for dts in (("i1", "f2"), ("f4",), ("f4", "c8"), ("u8", "f2", "f4"),
+                ("f2",), ("c16", "i4")):
+        arrs = [g((2,), np.dtype(d)) for d in dts]
+        hosts = [np.zeros(2, np.dtype(d)) for d in dts]
+        assert gpuarr.common_type(*arrs) is np.common_type(*hosts)
+        assert np.common_type(*arrs) is np.common_type(*hosts)
+    with pytest.raises(TypeError, match="non-numeric"):
+        gpuarr.common_type(g((2,), np.bool_))
+    c, f = g((3, 4)), g((3, 4)).T
+    assert gpuarr.require(c, requirements="C") is c
+    assert gpuarr.require(f, None, ["F", "A", "W", "E"]) is f
+    assert gpuarr.require(c, requirements=["aligned", "WRITEABLE"]) is c
+    with pytest.raises(ValueError, match='both "C" and "F"'):
+        gpuarr.require(c, requirements=["C", "F"])
+    with pytest.raises(KeyError):
+        gpuarr.require(c, requirements=["X"])
+    with pytest.raises(ValueError, match="Invalid ind argument"):
+        gpuarr.linalg.tensorinv(g((2, 2)), ind=0)
+    with pytest.raises(NotImplementedError):
+        gpuarr.logspace(0, [1, 2])

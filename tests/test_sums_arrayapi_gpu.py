@@ -1,7 +1,8 @@
 """GPU checks against numpy of cumulative_sum, cumulative_prod, trapezoid,
-cross, sinc, matrix_transpose and numpy.linalg's array-API functions
-(vector_norm, matrix_norm, svdvals, diagonal, trace, matrix_transpose,
-cross, vecdot), through gpuarr and through numpy's dispatch, on fresh
+cross, sinc, matrix_transpose, unwrap, polyval, logspace,
+asarray_chkfinite and numpy.linalg's array-API functions (vector_norm,
+matrix_norm, svdvals, diagonal, trace, matrix_transpose, cross, vecdot)
+and tensorinv/tensorsolve, through gpuarr and through numpy's dispatch, on fresh
 random inputs of every dtype they take, strided and negative-stride views
 and broadcast shapes."""
 import warnings
@@ -208,3 +209,62 @@ def test_vecdot(dtype):
         close(got0, want0, dtype)
     else:
         same(got0, want0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32,
+                                   np.float16])
+def test_unwrap(dtype):
+    t = np.linspace(0, 12, 50)
+    phase = np.mod(np.stack([t, -2 * t, 0.5 * t]), 2 * np.pi)
+    h = (phase * (5 if np.dtype(dtype).kind == "i" else 1)).astype(dtype)
+    for d, hh in layouts(h):
+        for kw in ({}, {"axis": 0}, {"discont": 4.0},
+                   {"period": 6} if np.dtype(dtype).kind == "i" else
+                   {"period": 5.5}):
+            want = np.unwrap(hh, **kw)
+            for fn in (gpuarr.unwrap, np.unwrap):
+                got = fn(d, **kw)
+                if want.dtype.kind == "f":
+                    close(got, want, want.dtype)
+                else:
+                    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64,
+                                   np.int8, np.int64])
+def test_polyval(dtype):
+    p = values(dtype, (5,), -3, 3)
+    for x in (values(np.float32, (4, 7), -2, 2),
+              values(np.float64, (9,), -2, 2), values(np.int64, (6,), -2, 2)):
+        want = np.polyval(p, x)
+        for fn in (gpuarr.polyval, np.polyval):
+            got = fn(gpuarr.to_gpu(p), gpuarr.to_gpu(x))
+            if want.dtype.kind in "fc":
+                close(got, want, want.dtype)
+            else:
+                same(got, want)
+
+
+def test_tensorinv_tensorsolve_chkfinite_logspace():
+    a = values(np.float64, (4, 6, 8, 3), -1, 1) + 0.0
+    a = (np.eye(24) * 5 + a.reshape(24, 24)).reshape(4, 6, 8, 3)
+    d = gpuarr.to_gpu(a)
+    close(np.linalg.tensorinv(d), np.linalg.tensorinv(a), np.float64)
+    b = values(np.float64, (4, 6), -1, 1)
+    close(np.linalg.tensorsolve(d, gpuarr.to_gpu(b)),
+          np.linalg.tensorsolve(a, b), np.float64)
+    a2 = np.moveaxis(a, 0, 3).copy()
+    close(gpuarr.linalg.tensorsolve(gpuarr.to_gpu(a2), gpuarr.to_gpu(b),
+                                    axes=(0,)),
+          np.linalg.tensorsolve(a2, b, axes=(0,)), np.float64)
+    ok = gpuarr.to_gpu(values(np.float32, (5,)))
+    assert gpuarr.asarray_chkfinite(ok) is ok
+    for bad in (np.nan, np.inf):
+        h = values(np.float32, (5,))
+        h[3] = bad
+        with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+            gpuarr.asarray_chkfinite(gpuarr.to_gpu(h))
+    for kw in ({}, {"num": 7, "endpoint": False}, {"base": 2.0},
+               {"num": 5, "dtype": np.float32}, {"num": 4, "base": 3.0}):
+        want = np.logspace(0.5, 3, **kw)
+        close(gpuarr.logspace(0.5, 3, **kw), want, want.dtype)
