@@ -84,7 +84,7 @@ _STATISTICS = (
                              "require", "asarray_chkfinite", "isfortran",
                              "shares_memory", "may_share_memory")),
     ("gpuarr._editing", ("append", "delete", "insert", "resize",
-                         "trim_zeros")),
+                         "trim_zeros", "block")),
     ("gpuarr._indexfuncs", ("broadcast_arrays", "unravel_index",
                             "ravel_multi_index", "ix_", "tri", "vander",
                             "identity", "logspace",

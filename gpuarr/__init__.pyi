@@ -22,6 +22,7 @@ from gpuarr._diagnostics import (
 )
 from gpuarr._editing import (
     append as append,
+    block as block,
     delete as delete,
     insert as insert,
     resize as resize,

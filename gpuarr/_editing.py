@@ -1,5 +1,6 @@
-"""numpy's functions that add or remove elements, over GPUArrays (layer
-6): ``append``, ``delete``, ``insert``, ``resize``, ``trim_zeros``.
+"""numpy's functions that add, remove or assemble elements, over
+GPUArrays (layer 6): ``append``, ``delete``, ``insert``, ``resize``,
+``trim_zeros``, ``block``.
 
 Each follows numpy 2's recipe out of gpuarr's joins, views and indexing,
 so shapes, dtypes and errors are numpy's.  Index arguments (``obj``) are
@@ -17,7 +18,7 @@ from . import _placement
 from . import _creation, _joining, _manipulation, _rearrange, _selection
 from ._array import GPUArray
 
-__all__ = ["append", "delete", "insert", "resize", "trim_zeros"]
+__all__ = ["append", "delete", "insert", "resize", "trim_zeros", "block"]
 
 _normalize_axis = np.lib.array_utils.normalize_axis_index
 
@@ -318,6 +319,78 @@ def trim_zeros(filt, trim="fb", axis=None):
     key = tuple(slice(start[k], stop[k]) if k in axes else slice(None)
                 for k in range(a.ndim))
     return a[key[0] if len(key) == 1 else key]
+
+
+def _where(index):
+    return "arrays" + "".join("[%s]" % i for i in index if i is not None)
+
+
+def _depths(x, index):
+    """numpy's depth check of block's nested lists: ``(index of the
+    first leaf (None last for an empty list), greatest leaf ndim)``."""
+    if type(x) is tuple:
+        raise TypeError("%s is a tuple. Only lists can be used to arrange "
+                        "blocks, and np.block does not allow implicit "
+                        "conversion from tuple to ndarray." % _where(index))
+    if type(x) is list:
+        if not x:
+            return index + [None], 0
+        parts = [_depths(v, index + [k]) for k, v in enumerate(x)]
+        first, ndim = parts[0]
+        for idx, nd in parts[1:]:
+            ndim = max(ndim, nd)
+            if len(idx) != len(first):
+                raise ValueError(
+                    "List depths are mismatched. First element was at "
+                    "depth %d, but there is an element at depth %d (%s)"
+                    % (len(first), len(idx), _where(idx)))
+            if idx[-1] is None:
+                first = idx
+        return first, ndim
+    return index, np.ndim(x) if not isinstance(x, GPUArray) else x.ndim
+
+
+def _assemble(x, depth, list_ndim, ndim):
+    if depth < list_ndim:
+        parts = [_assemble(v, depth + 1, list_ndim, ndim) for v in x]
+        return _joining.concatenate(parts, axis=-(list_ndim - depth))
+    a = _creation.asarray(x)
+    if a.ndim < ndim:
+        a = a.reshape((1,) * (ndim - a.ndim) + a.shape)
+    return a
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks (numpy.block): the
+    innermost lists joined along the last axis, the next ones out along
+    the second last, and so on.
+
+    Parameters
+    ----------
+    arrays : nested list of GPUArray, array_like or scalar
+        Lists only (no tuples), of one depth throughout; blocks of fewer
+        dimensions than the result get leading length-1 axes.
+
+    Returns
+    -------
+    GPUArray
+        A new array of the blocks' promoted dtype, of ``max(depth, the
+        blocks' ndim)`` dimensions.
+
+    Raises
+    ------
+    TypeError
+        For a tuple among the lists (numpy's message).
+    ValueError
+        For an empty list, lists of different depths, or blocks whose
+        shapes do not join (numpy's messages, concatenate's).
+    """
+    first, arr_ndim = _depths(arrays, [])
+    if first and first[-1] is None:
+        raise ValueError("List at %s cannot be empty" % _where(first))
+    list_ndim = len(first)
+    res = _assemble(arrays, 0, list_ndim, max(arr_ndim, list_ndim))
+    return res.copy() if list_ndim == 0 else res
 
 
 _placement.route(globals())

@@ -96,6 +96,12 @@ CASES = [
     ("unstack", (g(()),), (np.zeros(()),), {}),
     ("unstack", (g((2, 3)),), (np.zeros((2, 3)),), {"axis": 2}),
     ("vander", (g((2, 3)),), (np.zeros((2, 3)),), {}),
+    ("block", ([[g((2,)), g((2,))], (g((2,)),)],),
+     ([[np.zeros(2), np.zeros(2)], (np.zeros(2),)],), {}),
+    ("block", ([[g((2,))], []],), ([[np.zeros(2)], []],), {}),
+    ("block", ([[g((2,))], g((2,))],), ([[np.zeros(2)], np.zeros(2)],), {}),
+    ("block", ([[[g((1,))]], [g((1,))]],),
+     ([[[np.zeros(1)]], [np.zeros(1)]],), {}),
 ]
 
 LINALG_CASES = [

@@ -455,3 +455,41 @@ def test_layout_copies_unstack_vander(dtype):
                 same(np.vander(gpuarr.to_gpu(v), increasing=inc), got.get())
     for n, dt in ((4, None), (3, np.int8), (0, bool)):
         same(gpuarr.identity(n, dt), np.identity(n, dt))
+
+
+def _has_device(x):
+    if isinstance(x, list):
+        return any(_has_device(v) for v in x)
+    return isinstance(x, gpuarr.GPUArray)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_block(dtype):
+    A, B = values(dtype, (2, 3)), values(dtype, (2, 2))
+    C, D = values(dtype, (3, 3)), values(dtype, (3, 2))
+    v, s = values(dtype, (5,)), values(dtype, ())
+    dA, dB, dC, dD, dv = (gpuarr.to_gpu(x) for x in (A, B, C, D, v))
+    cases = [([[A, B], [C, D]], [[dA, dB], [dC, dD]]),
+             ([v, v], [dv, dv]),                        # 1-d join
+             ([[v], [v]], [[dv], [dv]]),                # stacked rows
+             ([[[A]], [[A]]], [[[dA]], [[dA]]]),        # depth 3 > ndim
+             ([A, B], [dA, dB]),
+             (v, dv),                                   # depth 0: a copy
+             ([[1, 2], [3, 4]], [[1, 2], [3, 4]]),      # scalars
+             ([s.item(), v], [s.item(), dv])]
+    for host, dev in cases:
+        want = np.block(host)
+        got = gpuarr.block(dev)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.get(), want)
+        if _has_device(dev):        # numpy dispatches on a GPUArray block
+            got = np.block(dev)
+            np.testing.assert_array_equal(got.get(), want)
+    # a copy even for one block, and promotion across blocks
+    got = gpuarr.block(dv)
+    assert got.ptr != dv.ptr
+    f = values(np.float64, (2, 2))
+    want = np.block([A, f])
+    got = gpuarr.block([dA, gpuarr.to_gpu(f)])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
