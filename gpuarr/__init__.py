@@ -78,7 +78,7 @@ _STATISTICS = (
     ("gpuarr._mathfuncs", ("around", "round", "fix", "nan_to_num", "diff",
                            "ediff1d", "cumulative_sum", "cumulative_prod",
                            "trapezoid", "cross", "sinc", "unwrap",
-                           "polyval")),
+                           "polyval", "interp")),
     ("gpuarr.linalg", ("matrix_transpose",)),
     ("gpuarr._layoutfuncs", ("ascontiguousarray", "asfortranarray",
                              "require", "asarray_chkfinite", "isfortran",

@@ -102,6 +102,7 @@ from gpuarr._mathfuncs import (
     diff as diff,
     ediff1d as ediff1d,
     fix as fix,
+    interp as interp,
     nan_to_num as nan_to_num,
     polyval as polyval,
     round as round,

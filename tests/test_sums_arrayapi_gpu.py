@@ -268,3 +268,35 @@ def test_tensorinv_tensorsolve_chkfinite_logspace():
                {"num": 5, "dtype": np.float32}, {"num": 4, "base": 3.0}):
         want = np.logspace(0.5, 3, **kw)
         close(gpuarr.logspace(0.5, 3, **kw), want, want.dtype)
+
+
+@pytest.mark.parametrize("fdt", [np.float64, np.float32, np.int16,
+                                 np.complex128, np.complex64])
+def test_interp(fdt):
+    # bit for bit numpy's (the kernel rounds each step as numpy's loop)
+    for nxp in (1, 2, 60):
+        xp = np.sort(_rng.uniform(-5, 5, nxp))
+        fp = values(fdt, (nxp,), -9, 9)
+        x = _rng.uniform(-7, 7, (33, 7))
+        x.reshape(-1)[:nxp] = xp[:min(nxp, x.size)]
+        x[0, 0] = np.nan
+        for kw in ({}, {"left": -1.5, "right": 2.5}):
+            with np.errstate(all="ignore"):
+                want = np.interp(x, xp, fp, **kw)
+            for fn in (gpuarr.interp, np.interp):
+                got = fn(gpuarr.to_gpu(x), gpuarr.to_gpu(xp),
+                         gpuarr.to_gpu(fp), **kw)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.get().tobytes() == want.tobytes()
+    # strided x, the periodic form, a 0-d x
+    xp = np.sort(_rng.uniform(0, 360, 20))
+    fp = values(fdt, (20,), -9, 9)
+    x = _rng.uniform(-400, 800, 50)
+    d = gpuarr.to_gpu(x)[::-2]
+    want = np.interp(x[::-2], xp, fp, period=360)
+    got = gpuarr.interp(d, gpuarr.to_gpu(xp), gpuarr.to_gpu(fp), period=360)
+    close(got, want, np.float64)
+    got = gpuarr.interp(gpuarr.to_gpu(np.array(2.5)), gpuarr.to_gpu(xp),
+                        gpuarr.to_gpu(fp))
+    assert got.shape == () and got.get().tobytes() == np.asarray(
+        np.interp(2.5, xp, fp)).tobytes()
