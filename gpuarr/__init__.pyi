@@ -55,6 +55,9 @@ from gpuarr._indexfuncs import (
     unravel_index as unravel_index,
     vander as vander,
 )
+from gpuarr._interp import (
+    interp as interp,
+)
 from gpuarr._layoutfuncs import (
     asarray_chkfinite as asarray_chkfinite,
     ascontiguousarray as ascontiguousarray,
@@ -102,7 +105,6 @@ from gpuarr._mathfuncs import (
     diff as diff,
     ediff1d as ediff1d,
     fix as fix,
-    interp as interp,
     nan_to_num as nan_to_num,
     polyval as polyval,
     round as round,

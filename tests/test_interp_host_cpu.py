@@ -1,4 +1,4 @@
-"""CPU test of gpuarr.interp's kernel body (``gpuarr._mathfuncs``'s
+"""CPU test of gpuarr.interp's kernel body (``gpuarr._interp``'s
 preamble and operations, unchanged) compiled for the host, with CUDA's
 round-to-nearest double intrinsics as the plain operations they are and
 no contraction into FMAs: on fresh random data every value must equal
@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from gpuarr import _mathfuncs as mf
+from gpuarr import _interp as mf
 
 HOST = r"""
 #include <cmath>
