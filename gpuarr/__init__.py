@@ -80,6 +80,7 @@ _STATISTICS = (
                            "trapezoid", "cross", "sinc", "unwrap",
                            "polyval")),
     ("gpuarr._interp", ("interp",)),
+    ("gpuarr._convolve", ("correlate", "convolve")),
     ("gpuarr.linalg", ("matrix_transpose",)),
     ("gpuarr._layoutfuncs", ("ascontiguousarray", "asfortranarray",
                              "require", "asarray_chkfinite", "isfortran",

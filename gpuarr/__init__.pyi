@@ -9,6 +9,10 @@ from gpuarr._contract import (
     kron as kron,
     outer as outer,
 )
+from gpuarr._convolve import (
+    convolve as convolve,
+    correlate as correlate,
+)
 from gpuarr._covariance import (
     average as average,
     corrcoef as corrcoef,

@@ -21,7 +21,8 @@ import numpy as np
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
 from . import _contract, _covariance, _matmul, _nanstats, _setops, _sorting
-from . import _editing, _indexfuncs, _interp, _layoutfuncs, _logic
+from . import _convolve, _editing, _indexfuncs, _interp, _layoutfuncs
+from . import _logic
 from . import _mathfuncs
 from . import cumath, cumulative, linalg, reductions
 from ._array import GPUArray
@@ -170,6 +171,7 @@ for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_mathfuncs, _mathfuncs.__all__),
                      (_editing, _editing.__all__),
                      (_interp, _interp.__all__),
+                     (_convolve, _convolve.__all__),
                      # numpy.isfortran reads a GPUArray's flags.fnc
                      # itself; numpy.asarray_chkfinite dispatches
                      # nothing (it converts at once); ascontiguousarray,

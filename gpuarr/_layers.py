@@ -147,6 +147,7 @@ LAYERS = {
                              "cumulative_sum, cumulative_prod, trapezoid, "
                              "cross, sinc"),
     "gpuarr._interp": (6, "interp: numpy's loop as one kernel"),
+    "gpuarr._convolve": (6, "correlate, convolve: direct sums, one kernel"),
     "gpuarr._editing": (6, "append, delete, insert, resize, trim_zeros"),
     "gpuarr._layoutfuncs": (6, "ascontiguousarray, asfortranarray, "
                                "isfortran, shares_memory, may_share_memory"),

@@ -300,3 +300,26 @@ def test_interp(fdt):
                         gpuarr.to_gpu(fp))
     assert got.shape == () and got.get().tobytes() == np.asarray(
         np.interp(2.5, xp, fp)).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_correlate_convolve(dtype):
+    for na, nv in ((50, 7), (7, 50), (5, 5), (1, 9), (33, 1), (4, 6)):
+        a = values(dtype, (na,), -9, 9)
+        v = values(dtype, (nv,), -9, 9)
+        for (da, aa), (dv, vv) in zip(layouts(a), layouts(v)):
+            for name in ("correlate", "convolve"):
+                for mode in ("valid", "same", "full"):
+                    with np.errstate(all="ignore"):
+                        want = getattr(np, name)(aa, vv, mode)
+                    for fn in (getattr(gpuarr, name), getattr(np, name)):
+                        got = fn(da, dv, mode)
+                        if want.dtype.kind in "fc":
+                            close(got, want, dtype)
+                        else:
+                            same(got, want)
+    # promotion, and a scalar taken as one element
+    a, v = values(np.int16, (20,)), values(np.float32, (4,))
+    close(gpuarr.convolve(gpuarr.to_gpu(a), gpuarr.to_gpu(v)),
+          np.convolve(a, v), np.float32)
+    same(gpuarr.correlate(gpuarr.to_gpu(a), 3), np.correlate(a, 3))
