@@ -39,6 +39,7 @@ from gpuarr._histograms import (
     bincount as bincount,
     digitize as digitize,
     histogram as histogram,
+    histogram_bin_edges as histogram_bin_edges,
 )
 from gpuarr._indexfuncs import (
     broadcast_arrays as broadcast_arrays,

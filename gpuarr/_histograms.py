@@ -26,7 +26,7 @@ from . import _histkernels as _hk
 from . import _joinkernels as _jk
 from ._array import GPUArray
 
-__all__ = ["bincount", "digitize", "histogram"]
+__all__ = ["bincount", "digitize", "histogram", "histogram_bin_edges"]
 
 _I64 = np.dtype(np.int64)
 _F64 = np.dtype(np.float64)
@@ -278,6 +278,45 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     if density:
         hist = _density(hist, edges)
     return hist, de
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The bin edges :func:`histogram` would use (numpy.histogram_bin_edges).
+
+    Parameters
+    ----------
+    a : GPUArray or array_like
+        Flattened; real.
+    bins : int or sequence of scalars
+        A count of equal bins over ``range`` (default the data's extremes,
+        read back), or the edges themselves (checked as numpy).
+    range : (float, float), optional
+    weights : GPUArray or array_like, optional
+        Of ``a``'s shape; not used for the edges (numpy's estimators,
+        which would use them, are not supported).
+
+    Returns
+    -------
+    GPUArray
+        1-d edges of numpy's dtype (float64 for integer data, the data's
+        float dtype otherwise).
+
+    Raises
+    ------
+    ValueError
+        As :func:`histogram` (numpy's messages).
+    NotImplementedError
+        For an estimator name as ``bins``.
+    TypeError
+        For complex data.
+    """
+    a = _creation.asarray(a)
+    if weights is not None and _creation.asarray(weights).shape != a.shape:
+        raise ValueError("weights should have the same shape as a.")
+    a = a.reshape(-1)
+    if a.dtype.kind == "c":
+        raise TypeError("histogram of complex values is not supported")
+    return _creation.to_gpu(_edges(a, bins, range))
 
 
 def _density(hist, edges):

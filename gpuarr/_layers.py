@@ -155,7 +155,8 @@ LAYERS = {
                               "ravel_multi_index, ix_, tri, the triangle and "
                               "diagonal indices, fill_diagonal, select, "
                               "putmask"),
-    "gpuarr._histograms": (5, "bincount, digitize, histogram"),
+    "gpuarr._histograms": (5, "bincount, digitize, histogram, "
+                              "histogram_bin_edges"),
     "gpuarr._quantiles": (5, "quantile, percentile, median and their "
                              "NaN-ignoring forms"),
     "gpuarr._matmul": (5, "matmul and @, tensordot: cuBLAS or the "

@@ -306,3 +306,21 @@ def test_nan_order_statistics(dt):
               np.nanquantile(e, 0.5, axis=1), 0)
         close(gpuarr.nanmedian(gpuarr.to_gpu(e), axis=1),
               np.nanmedian(e, axis=1), 0)
+
+
+@pytest.mark.parametrize("dt", REAL[1:], ids=str)
+def test_histogram_bin_edges(dt):
+    a = rand((7, 13), dt)
+    g = gpuarr.to_gpu(a)
+    for bins, rng_ in ((10, None), (3, (0, 5)), ([0, 1, 2.5, 7], None),
+                       (1, None)):
+        want = np.histogram_bin_edges(a, bins, rng_)
+        for fn in (gpuarr.histogram_bin_edges, np.histogram_bin_edges):
+            got = fn(g, bins, rng_)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.get(), want)
+        # the edges histogram uses
+        edges = gpuarr.histogram(g, bins, rng_)[1]
+        np.testing.assert_array_equal(edges.get(), want)
+    with pytest.raises(ValueError, match="same shape"):
+        gpuarr.histogram_bin_edges(g, 4, weights=g[0])
