@@ -81,6 +81,7 @@ _STATISTICS = (
                            "polyval")),
     ("gpuarr._interp", ("interp",)),
     ("gpuarr._convolve", ("correlate", "convolve")),
+    ("gpuarr._bits", ("packbits", "unpackbits")),
     ("gpuarr.linalg", ("matrix_transpose",)),
     ("gpuarr._layoutfuncs", ("ascontiguousarray", "asfortranarray",
                              "require", "asarray_chkfinite", "isfortran",

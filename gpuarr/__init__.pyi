@@ -4,6 +4,10 @@ edit by hand)."""
 
 __version__: str
 
+from gpuarr._bits import (
+    packbits as packbits,
+    unpackbits as unpackbits,
+)
 from gpuarr._contract import (
     einsum as einsum,
     kron as kron,

@@ -21,7 +21,8 @@ import numpy as np
 from . import _creation, _dtypes, _joining, _manipulation, _transfer, _ufunc
 from . import _histograms, _padding, _quantiles, _rearrange, _selection
 from . import _contract, _covariance, _matmul, _nanstats, _setops, _sorting
-from . import _convolve, _editing, _indexfuncs, _interp, _layoutfuncs
+from . import _bits, _convolve, _editing, _indexfuncs, _interp
+from . import _layoutfuncs
 from . import _logic
 from . import _mathfuncs
 from . import cumath, cumulative, linalg, reductions
@@ -172,6 +173,7 @@ for _mod, _names in ((_nanstats, _nanstats.__all__),
                      (_editing, _editing.__all__),
                      (_interp, _interp.__all__),
                      (_convolve, _convolve.__all__),
+                     (_bits, _bits.__all__),
                      # numpy.isfortran reads a GPUArray's flags.fnc
                      # itself; numpy.asarray_chkfinite dispatches
                      # nothing (it converts at once); ascontiguousarray,

@@ -148,6 +148,7 @@ LAYERS = {
                              "cross, sinc"),
     "gpuarr._interp": (6, "interp: numpy's loop as one kernel"),
     "gpuarr._convolve": (6, "correlate, convolve: direct sums, one kernel"),
+    "gpuarr._bits": (6, "packbits, unpackbits"),
     "gpuarr._editing": (6, "append, delete, insert, resize, trim_zeros"),
     "gpuarr._layoutfuncs": (6, "ascontiguousarray, asfortranarray, "
                                "isfortran, shares_memory, may_share_memory"),

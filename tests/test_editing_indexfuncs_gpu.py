@@ -493,3 +493,33 @@ def test_block(dtype):
     got = gpuarr.block([dA, gpuarr.to_gpu(f)])
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int16, np.int64])
+def test_packbits_unpackbits(dtype):
+    for shape in [(29,), (5, 17), (3, 8, 4), ()]:
+        h = _rng.integers(0, 3, shape).astype(dtype)
+        for d, hh in layouts(h):
+            for axis in [None] + list(range(-len(shape), len(shape))):
+                for order in ("big", "little"):
+                    want = np.packbits(hh, axis=axis, bitorder=order)
+                    for fn in (gpuarr.packbits, np.packbits):
+                        same(fn(d, axis=axis, bitorder=order), want)
+    u = _rng.integers(0, 256, (6, 5)).astype(np.uint8)
+    for d, uu in layouts(u):
+        for axis in (None, 0, 1, -1):
+            for count in (None, 3, 13, -5, 100):
+                n = uu.size * 8 if axis is None else uu.shape[axis] * 8
+                if count is not None and count > n:
+                    continue     # numpy leaves that padding uninitialized
+                for order in ("big", "little"):
+                    want = np.unpackbits(uu, axis=axis, count=count,
+                                         bitorder=order)
+                    for fn in (gpuarr.unpackbits, np.unpackbits):
+                        same(fn(d, axis=axis, count=count, bitorder=order),
+                             want)
+    # padding zeros past the bits, and the round trip
+    d = gpuarr.to_gpu(u)
+    got = gpuarr.unpackbits(d, axis=1, count=50)
+    assert got.shape == (6, 50) and not got.get()[:, 40:].any()
+    same(gpuarr.packbits(gpuarr.unpackbits(d, axis=0), axis=0), u)
