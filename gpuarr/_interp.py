@@ -201,14 +201,16 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if x.size == 0:
         return out
     flat_fp = fp_dev.view(np.float64) if cplx else fp_dev
-    flat_out = out.view(np.float64) if cplx else out
+    # (flattened first: a 0-d array cannot change its item size)
+    flat_out = out.reshape(-1)
+    flat_out = flat_out.view(np.float64) if cplx else flat_out
 
     def scalar(v):
         if v is None:
             return (0, 0.0, 0.0) if cplx else (0, 0.0)
         c = complex(v) if cplx else float(v)
         return (1, c.real, c.imag) if cplx else (1, c)
-    _interp_kernel(cplx)(xc.reshape(-1), flat_out.reshape(-1), xp, flat_fp,
+    _interp_kernel(cplx)(xc.reshape(-1), flat_out, xp, flat_fp,
                          n, *scalar(left), *scalar(right))
     return out
 
