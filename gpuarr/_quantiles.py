@@ -47,6 +47,22 @@ def _q_valid(q):
     return bool(q.size == 0 or (q.min() >= 0 and q.max() <= 1))
 
 
+def _checked_q(name, q, weights, interpolation, percent):
+    """numpy's handling of ``q``: ``(q on the host, whether it is a Python
+    scalar, weak)``; numpy's range error, gpuarr's for what it lacks."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError("gpuarr's %s takes no weights or "
+                                  "interpolation" % name)
+    weak_q = type(q) in (int, float)
+    qh = q.get() if isinstance(q, GPUArray) else q
+    qh = np.asanyarray(np.true_divide(qh, 100) if percent else qh)
+    if not _q_valid(qh):
+        raise ValueError("Percentiles must be in the range [0, 100]"
+                         if percent else
+                         "Quantiles must be in the range [0, 1]")
+    return qh, weak_q
+
+
 def plan(n, q, method):
     """Where quantiles ``q`` (a host array) of ``n`` sorted values come
     from, by numpy's rules.
@@ -225,13 +241,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False,
     numpy.exceptions.AxisError
         For an axis out of range.
     """
-    if weights is not None or interpolation is not None:
-        raise NotImplementedError("gpuarr's quantile takes no weights or "
-                                  "interpolation")
-    weak_q = type(q) in (int, float)
-    qh = q.get() if isinstance(q, GPUArray) else np.asanyarray(q)
-    if not _q_valid(qh):
-        raise ValueError("Quantiles must be in the range [0, 1]")
+    qh, weak_q = _checked_q("quantile", q, weights, interpolation, False)
     return _quantile(a, qh, axis, out, method, keepdims, weak_q, "quantile")
 
 
@@ -261,14 +271,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False,
         For ``q`` outside [0, 100] (numpy's message); otherwise as
         :func:`quantile`.
     """
-    if weights is not None or interpolation is not None:
-        raise NotImplementedError("gpuarr's percentile takes no weights or "
-                                  "interpolation")
-    weak_q = type(q) in (int, float)
-    qh = q.get() if isinstance(q, GPUArray) else q
-    qh = np.asanyarray(np.true_divide(qh, 100))
-    if not _q_valid(qh):
-        raise ValueError("Percentiles must be in the range [0, 100]")
+    qh, weak_q = _checked_q("percentile", q, weights, interpolation, True)
     return _quantile(a, qh, axis, out, method, keepdims, weak_q,
                      "percentile")
 
@@ -441,13 +444,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False,
     numpy.exceptions.AxisError
         For an axis out of range.
     """
-    if weights is not None or interpolation is not None:
-        raise NotImplementedError("gpuarr's nanquantile takes no weights or "
-                                  "interpolation")
-    weak_q = type(q) in (int, float)
-    qh = q.get() if isinstance(q, GPUArray) else np.asanyarray(q)
-    if not _q_valid(qh):
-        raise ValueError("Quantiles must be in the range [0, 1]")
+    qh, weak_q = _checked_q("nanquantile", q, weights, interpolation, False)
     return _nanquantile(a, qh, axis, out, method, keepdims, weak_q,
                         "nanquantile")
 
@@ -477,14 +474,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False,
     ValueError
         For ``q`` outside [0, 100]; otherwise as :func:`nanquantile`.
     """
-    if weights is not None or interpolation is not None:
-        raise NotImplementedError("gpuarr's nanpercentile takes no weights "
-                                  "or interpolation")
-    weak_q = type(q) in (int, float)
-    qh = q.get() if isinstance(q, GPUArray) else q
-    qh = np.asanyarray(np.true_divide(qh, 100))
-    if not _q_valid(qh):
-        raise ValueError("Percentiles must be in the range [0, 100]")
+    qh, weak_q = _checked_q("nanpercentile", q, weights, interpolation,
+                            True)
     return _nanquantile(a, qh, axis, out, method, keepdims, weak_q,
                         "nanpercentile")
 
