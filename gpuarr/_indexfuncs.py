@@ -205,15 +205,17 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     for k in ks:
         j = k + 1 if order == "C" else k - 1
         steps[k] = steps[j] * dims[j]
-    res = _creation.zeros(shape, _I64)
-    for c, d, m, s in zip(coords, dims, modes, steps):
+    # every range check first: nothing is computed for a bad entry
+    for c, d, m in zip(coords, dims, modes):
         if c.size and m == "raise":
             lo, hi = _extremes(c)
             if lo < 0 or hi >= d:
                 raise ValueError("invalid entry in coordinates array")
-        elif c.size and m == "wrap":
+    res = _creation.zeros(shape, _I64)
+    for c, d, m, s in zip(coords, dims, modes, steps):
+        if c.size and m == "wrap":
             c = _ufunc.remainder(c, d)
-        elif c.size:
+        elif c.size and m == "clip":
             c = _ufunc.minimum(_ufunc.maximum(c, 0), d - 1)
         res = _ufunc.add(res, _ufunc.multiply(c, s) if s != 1 else c,
                          out=res)
