@@ -18,7 +18,8 @@ import numpy as np
 from . import _dtypes
 from . import elementwise as _ew
 from ._array import GPUArray
-from ._ufunc import casting_error
+# (the module, not its name: _ufunc may be half-imported when this is)
+from . import _ufunc
 from .kernels.ops import COMPARISONS, get_op
 from .kernels.program import constant
 
@@ -391,7 +392,8 @@ class Tracer:
         res = self.apply(op, (x, other))
         if res.dtype != x.dtype:
             if not np.can_cast(res.dtype, x.dtype, "same_kind"):
-                raise casting_error(get_op(op).name, res.dtype, x.dtype)
+                raise _ufunc.casting_error(get_op(op).name, res.dtype,
+                                           x.dtype)
             res = self.cast(res, x.dtype)
         if x._arg is not None and x._weak is None and x._deps:
             res._arg = x._arg
