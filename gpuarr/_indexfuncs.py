@@ -223,7 +223,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def ix_(*args):
-    """Open meshes of 1-d sequences, for cross-product indexing (numpy.ix_).
+    """Open meshes of 1-d sequences, for cross-product indexing (``numpy.ix_``).
 
     Parameters
     ----------
