@@ -16,7 +16,8 @@ import operator
 import numpy as np
 
 from . import _placement
-from . import _creation, _editing, _manipulation, _padding, _selection, _ufunc
+from . import _creation, _editing, _manipulation, _padding, _selection
+from . import _transfer, _ufunc
 from . import cumulative
 from ._array import GPUArray
 
@@ -570,8 +571,22 @@ def fill_diagonal(a, val, wrap=False):
         step = 1 + int(np.cumprod(a.shape[:-1]).sum())
     if end <= 0:
         return None
-    pos = _creation.arange(0, end, step, dtype=_I64)
-    _selection.put(a, pos, val)
+    if a.ndim == 2 and wrap and a.shape[0] > a.shape[1] + 1:
+        # the diagonal starts again further down: numpy's flat positions
+        pos = _creation.arange(0, end, step, dtype=_I64)
+        _selection.put(a, pos, val)
+        return None
+    # one diagonal: a strided view of it, written in place (any layout,
+    # no copy of the array)
+    diag = a
+    while diag.ndim > 1:
+        diag = _manipulation.diagonal(diag, 0, 0, 1)
+    if isinstance(val, (bool, int, float, complex, np.generic)):
+        _transfer.assign(diag, val)
+        return None
+    vals = _creation.asarray(val).reshape(-1)
+    if vals.size:
+        _transfer.assign(diag, _editing.resize(vals, diag.shape))
     return None
 
 
